@@ -1,0 +1,109 @@
+package io.railyard.topology;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkElementIndex;
+
+import java.util.Arrays;
+
+/**
+ * An immutable split of the ints {@code [0, total)} into consecutive ranges, range {@code i} being
+ * {@code [start(i), end(i))}; ranges may be empty.
+ *
+ * <p>This is the one shape behind every dense id space in Railyard: the tasks of each job vertex,
+ * the partitions of each dataset, the consumer groups of each edge. It stores {@code n + 1} ints
+ * and nothing per element.
+ *
+ * <p>Range bounds are O(1); {@link #indexOf(int)} is a binary search, O(log n). Nothing allocates
+ * after construction.
+ */
+public final class RangeTable {
+    private final int[] starts;
+
+    private RangeTable(int[] starts) {
+        this.starts = starts;
+    }
+
+    /**
+     * A table from range sizes: range {@code i} holds {@code sizes[i]} elements. O(n).
+     *
+     * @throws IllegalArgumentException if a size is negative or the total exceeds {@link
+     *     Integer#MAX_VALUE}
+     */
+    public static RangeTable ofSizes(int[] sizes) {
+        int[] starts = new int[sizes.length + 1];
+        long total = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            checkArgument(sizes[i] >= 0, "size of range %s must be >= 0, was %s", i, sizes[i]);
+            total += sizes[i];
+            checkArgument(
+                    total <= Integer.MAX_VALUE,
+                    "total of the first %s ranges is %s, above the int id space (max %s)",
+                    i + 1,
+                    total,
+                    Integer.MAX_VALUE);
+            starts[i + 1] = (int) total;
+        }
+        return new RangeTable(starts);
+    }
+
+    /** The number of ranges. */
+    public int numRanges() {
+        return starts.length - 1;
+    }
+
+    /** The number of elements over all ranges; the id space is {@code [0, total())}. */
+    public int total() {
+        return starts[starts.length - 1];
+    }
+
+    /** The first element of range {@code i}. O(1). */
+    public int start(int i) {
+        checkElementIndex(i, numRanges(), "range");
+        return starts[i];
+    }
+
+    /** The end (exclusive) of range {@code i}. O(1). */
+    public int end(int i) {
+        checkElementIndex(i, numRanges(), "range");
+        return starts[i + 1];
+    }
+
+    /** The number of elements of range {@code i}. O(1). */
+    public int size(int i) {
+        checkElementIndex(i, numRanges(), "range");
+        return starts[i + 1] - starts[i];
+    }
+
+    /** Range {@code i} packed as a {@link PackedRange}. O(1), no allocation. */
+    public long range(int i) {
+        checkElementIndex(i, numRanges(), "range");
+        return PackedRange.pack(starts[i], starts[i + 1]);
+    }
+
+    /**
+     * The index of the range that contains {@code value}. O(log n), no allocation.
+     *
+     * @throws IndexOutOfBoundsException if {@code value} is not in {@code [0, total())}
+     */
+    public int indexOf(int value) {
+        checkElementIndex(value, total(), "element");
+        // Largest i with starts[i] <= value; empty ranges share their start with the next range,
+        // so the search lands on the non-empty one.
+        int lo = 0;
+        int hi = starts.length - 2;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (starts[mid] <= value) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    @Override
+    public String toString() {
+        return "RangeTable" + Arrays.toString(starts);
+    }
+}
