@@ -1,0 +1,35 @@
+package io.railyard.benchmarks;
+
+import java.util.Set;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of {@code benchmarks.jar}: {@code report} runs the scale report; anything else is
+ * handed to JMH ({@code java -jar benchmarks.jar -h} lists JMH's options).
+ */
+@Command(
+        name = "benchmarks.jar",
+        mixinStandardHelpOptions = true,
+        version = "Railyard benchmarks 0.1.0",
+        subcommands = {ReportCommand.class},
+        description =
+                "Railyard benchmarks: 'report' runs the scale report; other arguments go to JMH.")
+public final class Main {
+    private static final Set<String> COMMANDS = Set.of("report", "help", "--help", "--version");
+
+    private Main() {}
+
+    /** Runs a Railyard command, or JMH with {@code args}. Exit code 2 on a usage error. */
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && COMMANDS.contains(args[0])) {
+            System.exit(commandLine().execute(args));
+        }
+        org.openjdk.jmh.Main.main(args);
+    }
+
+    /** The command line with every Railyard subcommand, for tests. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main()).addSubcommand("help", new CommandLine.HelpCommand());
+    }
+}

@@ -1,0 +1,56 @@
+package io.railyard.benchmarks;
+
+import io.railyard.topology.JobGraph;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code report}: runs the scale report and prints it; optionally writes it as JSON. */
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        version = "Railyard benchmarks 0.1.0",
+        description =
+                "Measures every procedure on the reference job (source -> sink, ALL_TO_ALL,"
+                        + " BLOCKING) and prints a table beside Flink's published figures.")
+final class ReportCommand implements Callable<Integer> {
+    @Spec
+    @SuppressWarnings("NullAway.Init") // injected by picocli before call()
+    private CommandSpec spec;
+
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "10000",
+            description = "parallelism of source and sink, 1..16777216 (default: ${DEFAULT-VALUE})")
+    private int parallelism;
+
+    @Option(names = "--json", paramLabel = "PATH", description = "also write the report as JSON")
+    private @Nullable Path json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    String.format(
+                            "--parallelism must be in [1, %d], was %d",
+                            JobGraph.MAX_PARALLELISM, parallelism));
+        }
+        ScaleReport report = ScaleReport.measure(parallelism);
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(report.toTable());
+        if (json != null) {
+            report.writeJson(json);
+            out.println("JSON written to " + json);
+        }
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,60 @@
+package io.railyard.benchmarks;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.util.Arrays;
+import java.util.function.IntFunction;
+
+/**
+ * Wall-clock timing for the scale report: warm up, then the median of several samples, each sample
+ * the mean of a batch of calls long enough to dwarf the timer's resolution.
+ *
+ * <p>The report gives a quick, single-process overview; the JMH benchmarks are the reference for
+ * performance claims. Not thread-safe.
+ */
+final class Timing {
+    private static final long WARMUP_NANOS = 500_000_000L;
+    private static final long MIN_BATCH_NANOS = 5_000_000L;
+    private static final int SAMPLES = 11;
+
+    /** Results of timed calls are folded into this field so the JIT cannot drop the calls. */
+    @SuppressWarnings("unused")
+    private static volatile int sink;
+
+    private Timing() {}
+
+    /**
+     * The median time of one call of {@code operation}, in milliseconds. The operation receives the
+     * call's index; its result is consumed so the call cannot be optimised away.
+     */
+    static double medianMillis(IntFunction<?> operation) {
+        int calls = 0;
+        long warmupEnd = System.nanoTime() + WARMUP_NANOS;
+        while (System.nanoTime() < warmupEnd || calls < 3) {
+            consume(operation.apply(calls++));
+        }
+        int batch = 1;
+        while (timeBatch(operation, batch) < MIN_BATCH_NANOS && batch < (1 << 20)) {
+            batch *= 2;
+        }
+        double[] samples = new double[SAMPLES];
+        for (int s = 0; s < SAMPLES; s++) {
+            samples[s] = timeBatch(operation, batch) / (double) batch / 1e6;
+        }
+        Arrays.sort(samples);
+        return samples[SAMPLES / 2];
+    }
+
+    private static long timeBatch(IntFunction<?> operation, int batch) {
+        checkArgument(batch > 0, "batch must be > 0, was %s", batch);
+        long start = System.nanoTime();
+        for (int i = 0; i < batch; i++) {
+            consume(operation.apply(i));
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static void consume(Object result) {
+        sink ^= System.identityHashCode(result);
+    }
+}

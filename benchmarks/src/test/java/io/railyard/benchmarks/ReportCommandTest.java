@@ -1,0 +1,47 @@
+package io.railyard.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ReportCommandTest {
+
+    @Test
+    void report_withJson_writesTheDocumentedKeys(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("nested/report.json");
+        StringWriter out = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out));
+
+        int exit = cli.execute("report", "--parallelism", "100", "--json", json.toString());
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("P = 100,").contains("build topology + groups");
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.path("parallelism").asInt()).isEqualTo(100);
+        assertThat(root.path("procedures").path("build_topology").path("ms").isNumber()).isTrue();
+        assertThat(root.path("procedures").path("build_topology").path("ms").asDouble())
+                .isPositive();
+        assertThat(root.path("memory").path("topology").asLong()).isPositive();
+        assertThat(root.path("job").path("connections").asLong()).isEqualTo(10_000L);
+    }
+
+    @Test
+    void report_badParallelism_isAUsageErrorWithExitCode2() {
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setErr(new PrintWriter(err));
+
+        assertThat(cli.execute("report", "--parallelism", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--parallelism must be in [1, 16777216], was 0");
+        assertThat(cli.execute("report", "--parallelism", "many")).isEqualTo(2);
+        assertThat(cli.execute("report", "--unknown")).isEqualTo(2);
+    }
+}
