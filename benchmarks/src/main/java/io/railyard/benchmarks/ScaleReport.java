@@ -101,7 +101,7 @@ public record ScaleReport(
                         Locale.ROOT,
                         row,
                         "build topology + groups",
-                        String.format(Locale.ROOT, "%.4f ms", buildTopologyMillis),
+                        humanMillis(buildTopologyMillis),
                         "-",
                         "-"));
         out.append(
@@ -128,6 +128,12 @@ public record ScaleReport(
                                 + " also builds pipelined regions, which Railyard adds in a later"
                                 + " procedure.%n"));
         return out.toString();
+    }
+
+    static String humanMillis(double millis) {
+        return millis < 1
+                ? String.format(Locale.ROOT, "%.2f us", millis * 1000)
+                : String.format(Locale.ROOT, "%,.1f ms", millis);
     }
 
     static String humanBytes(long bytes) {
