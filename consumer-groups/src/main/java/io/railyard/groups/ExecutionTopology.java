@@ -234,14 +234,19 @@ public final class ExecutionTopology {
         int base = groupsOfEdge.start(e);
         return switch (edgeKind[e]) {
             case ALL_TO_ALL -> base;
-            // The consumer j with floor(j*P/C) <= index < floor((j+1)*P/C).
             case POINTWISE_FAN_IN ->
-                    base
-                            + (int)
-                                    (((index + 1L) * consumerParallelism[e] - 1)
-                                            / producerParallelism[e]);
+                    base + fanInConsumer(index, producerParallelism[e], consumerParallelism[e]);
             default -> base + index;
         };
+    }
+
+    /**
+     * On a pointwise edge with {@code producers >= consumers}, the consumer subtask {@code j} whose
+     * partitions {@code [j*P/C, (j+1)*P/C)} contain {@code index}: {@code ceil((index+1) * C / P) -
+     * 1}.
+     */
+    private static int fanInConsumer(int index, int producers, int consumers) {
+        return (int) (((index + 1L) * consumers - 1) / producers);
     }
 
     /** {@code floor(a * b / c)} without int overflow; all arguments non-negative. */

@@ -70,6 +70,14 @@ class ExecutionTopologyTest {
     }
 
     @Test
+    void allToAll_connectionsBeyondIntRange_areCountedInLong() {
+        // 2^24 x 2^24 = 2^48 connections: far past int, still one group and a few bytes.
+        ExecutionTopology topology =
+                twoVertices(JobGraph.MAX_PARALLELISM, JobGraph.MAX_PARALLELISM, true);
+        assertThat(topology.numConnections(0)).isEqualTo(1L << 48);
+    }
+
+    @Test
     void datasetWithTwoConsumers_hasGroupsOnEachEdge() {
         JobGraph graph =
                 JobGraph.builder()
