@@ -2,8 +2,8 @@ package io.railyard.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.NaiveConnections;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.RandomJobGraphs;
 import java.util.HashSet;
@@ -31,7 +31,7 @@ class ExecutionTopologyPropertyTest {
         return -(p + 1);
     }
 
-    /** The naive expansion, written the way Flink's execution graph builder loops. */
+    /** The naive expansion into a JGraphT graph, partition node → task node. */
     static Graph<Integer, DefaultEdge> expand(JobGraph graph) {
         Graph<Integer, DefaultEdge> connections = new SimpleDirectedGraph<>(DefaultEdge.class);
         for (int t = 0; t < graph.numTasks(); t++) {
@@ -40,37 +40,9 @@ class ExecutionTopologyPropertyTest {
         for (int p = 0; p < graph.numPartitions(); p++) {
             connections.addVertex(partitionNode(p));
         }
-        for (int e = 0; e < graph.numEdges(); e++) {
-            int dataSet = graph.edgeDataSet(e);
-            int consumer = graph.edgeConsumer(e);
-            int producers = graph.numPartitions(dataSet);
-            int consumers = graph.parallelism(consumer);
-            for (int i = 0; i < producers; i++) {
-                for (int j = 0; j < consumers; j++) {
-                    if (connected(graph.edgePattern(e), producers, consumers, i, j)) {
-                        connections.addEdge(
-                                partitionNode(graph.firstPartition(dataSet) + i),
-                                graph.task(consumer, j));
-                    }
-                }
-            }
-        }
+        NaiveConnections.forEach(
+                graph, (e, p, consumer) -> connections.addEdge(partitionNode(p), consumer));
         return connections;
-    }
-
-    private static boolean connected(
-            DistributionPattern pattern, int producers, int consumers, int partition, int subtask) {
-        if (pattern == DistributionPattern.ALL_TO_ALL) {
-            return true;
-        }
-        if (producers >= consumers) {
-            int start = subtask * producers / consumers;
-            int end = (subtask + 1) * producers / consumers;
-            return partition >= start && partition < end;
-        }
-        int start = (partition * consumers + producers - 1) / producers;
-        int end = ((partition + 1) * consumers + producers - 1) / producers;
-        return subtask >= start && subtask < end;
     }
 
     @ParameterizedTest(name = "seed {0}")

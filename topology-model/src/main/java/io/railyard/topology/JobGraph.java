@@ -194,12 +194,15 @@ public final class JobGraph {
         return tasksOfVertex.start(v) + subtask;
     }
 
-    /** The job vertex of task {@code task}. O(log V). */
+    /** The job vertex of task {@code task}. O(1) for comparable parallelisms, O(log V) at worst. */
     public int vertexOfTask(int task) {
         return tasksOfVertex.indexOf(task);
     }
 
-    /** The subtask index of task {@code task} within its job vertex. O(log V). */
+    /**
+     * The subtask index of task {@code task} within its job vertex. O(1) for comparable
+     * parallelisms, O(log V) at worst.
+     */
     public int subtaskIndex(int task) {
         return task - tasksOfVertex.start(tasksOfVertex.indexOf(task));
     }

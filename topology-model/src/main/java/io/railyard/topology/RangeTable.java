@@ -13,14 +13,44 @@ import java.util.Arrays;
  * the partitions of each dataset, the consumer groups of each edge. It stores {@code n + 1} ints
  * and nothing per element.
  *
- * <p>Range bounds are O(1); {@link #indexOf(int)} is a binary search, O(log n). Nothing allocates
- * after construction.
+ * <p>Range bounds are O(1). {@link #indexOf(int)} first looks up a bucket index (at most {@code 2n
+ * + 2} more ints: buckets of equal power-of-two width, each remembering the range its first element
+ * falls in) and then binary-searches only the ranges that meet the bucket: O(1) when no range is
+ * much smaller than the average, as for the tasks of job vertices with comparable parallelism, and
+ * O(log n) at worst. Nothing allocates after construction.
  */
 public final class RangeTable {
     private final int[] starts;
 
+    /** Elements {@code [b << shift, (b + 1) << shift)} form bucket {@code b}. */
+    private final int shift;
+
+    /** The range holding the first element of each bucket, then the last range index. */
+    private final int[] rangeOfBucket;
+
     private RangeTable(int[] starts) {
         this.starts = starts;
+        int n = starts.length - 1;
+        int total = starts[n];
+        // The smallest power-of-two width that keeps the bucket count at most 2n.
+        int width = 1;
+        int s = 0;
+        while ((long) width * 2 * Math.max(n, 1) < total) {
+            width <<= 1;
+            s++;
+        }
+        this.shift = s;
+        int buckets = total == 0 ? 0 : ((total - 1) >>> s) + 1;
+        this.rangeOfBucket = new int[buckets + 1];
+        int range = 0;
+        for (int b = 0; b < buckets; b++) {
+            int first = b << s;
+            while (starts[range + 1] <= first) {
+                range++;
+            }
+            rangeOfBucket[b] = range;
+        }
+        rangeOfBucket[buckets] = Math.max(n - 1, 0);
     }
 
     /**
@@ -88,9 +118,10 @@ public final class RangeTable {
     public int indexOf(int value) {
         checkElementIndex(value, total(), "element");
         // Largest i with starts[i] <= value; empty ranges share their start with the next range,
-        // so the search lands on the non-empty one.
-        int lo = 0;
-        int hi = starts.length - 2;
+        // so the search lands on the non-empty one. Only the ranges meeting the bucket qualify.
+        int bucket = value >>> shift;
+        int lo = rangeOfBucket[bucket];
+        int hi = rangeOfBucket[bucket + 1];
         while (lo < hi) {
             int mid = (lo + hi + 1) >>> 1;
             if (starts[mid] <= value) {

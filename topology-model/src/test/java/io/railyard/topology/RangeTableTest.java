@@ -29,6 +29,38 @@ class RangeTableTest {
     }
 
     @Test
+    void indexOf_skewedAndLargeSizes_matchesALinearScan() {
+        Random random = new Random(11);
+        for (int round = 0; round < 100; round++) {
+            int[] sizes = new int[1 + random.nextInt(8)];
+            for (int i = 0; i < sizes.length; i++) {
+                int kind = random.nextInt(4);
+                sizes[i] = kind == 0 ? 0 : kind == 1 ? 1 + random.nextInt(3) : random.nextInt(5000);
+            }
+            RangeTable table = RangeTable.ofSizes(sizes);
+            for (int probe = 0; probe < 300 && table.total() > 0; probe++) {
+                int value = random.nextInt(table.total());
+                int expected = 0;
+                while (!(table.start(expected) <= value && value < table.end(expected))) {
+                    expected++;
+                }
+                assertThat(table.indexOf(value)).isEqualTo(expected);
+            }
+            if (table.total() > 0) {
+                assertThat(table.indexOf(table.total() - 1)).isEqualTo(lastNonEmpty(sizes));
+            }
+        }
+    }
+
+    private static int lastNonEmpty(int[] sizes) {
+        int i = sizes.length - 1;
+        while (sizes[i] == 0) {
+            i--;
+        }
+        return i;
+    }
+
+    @Test
     void ofSizes_negativeOrOverflowingSizes_areRejected() {
         assertThatThrownBy(() -> RangeTable.ofSizes(new int[] {1, -1}))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,300 @@
+package io.railyard.regions;
+
+import static com.google.common.base.Preconditions.checkElementIndex;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedRange;
+import io.railyard.topology.RangeTable;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pipelined regions of an execution topology: a partition of all tasks into regions such that
+ * every connection that must be consumed pipelined stays inside a region and the regions, linked by
+ * their non-pipelined (blocking and hybrid) connections, form a DAG. Regions are the unit of
+ * scheduling and failover. Built by {@link #build(ExecutionTopology)}.
+ *
+ * <h2>Rules</h2>
+ *
+ * <ol>
+ *   <li>Logical regions: job vertices joined by edges whose type must be consumed pipelined
+ *       (union-find over job vertices).
+ *   <li>A logical region with any internal ALL_TO_ALL edge becomes one region. A logical region
+ *       whose internal edges are all POINTWISE is split at task level (union-find over task ids
+ *       along its pipelined groups); if all its vertices have the same parallelism, subtask {@code
+ *       i} of every vertex forms region {@code i} without any union-find.
+ *   <li>Regions on a cycle of non-pipelined connections (the diamond of DESIGN.md §2, or blocking
+ *       edges going back and forth between logical regions) are merged: strongly connected
+ *       components over a graph of regions and consumed partition groups, never over task-level
+ *       connections.
+ * </ol>
+ *
+ * Within one logical region this equals Apache Flink's regions; Flink does not merge cycles that
+ * cross logical regions (its scheduler would wait forever there), Railyard does.
+ *
+ * <h2>Ids</h2>
+ *
+ * Region ids are {@code [0, numRegions())} and are a <b>topological order</b>: every non-pipelined
+ * connection between two regions goes from a lower id to a higher one, so a region's topological
+ * rank is its id.
+ *
+ * <h2>Design notes</h2>
+ *
+ * Nothing is stored per task or per region unless the tasks genuinely differ from their neighbours.
+ * Each logical region is a <em>block</em> of consecutive region ids of one of three kinds: WHOLE
+ * (one region, all tasks of its vertices), ALIGNED (region {@code base + i} is subtask {@code i} of
+ * every vertex), or TABLE (an int per task, for pointwise logical regions with unequal
+ * parallelism). Merged cycles and a renumbering for topological order add an int per region only
+ * when they occur. The blocking reference job at 10k × 10k, 20,000 singleton regions, is two
+ * ALIGNED blocks: a few hundred bytes.
+ *
+ * <p>Region of a task: O(log V) (finding the job vertex), O(1) given the vertex and subtask. Tasks
+ * of a region: O(result) through a {@link TaskRangeCursor}. Immutable and safe to share between
+ * threads.
+ */
+public final class PipelinedRegions {
+    static final byte WHOLE = 0;
+    static final byte ALIGNED = 1;
+    static final byte TABLE = 2;
+
+    final ExecutionTopology topology;
+    final JobGraph graph;
+
+    /** Block (logical region) of each job vertex. */
+    final int[] blockOfVertex;
+
+    /** Kind of each block. */
+    final byte[] blockKind;
+
+    /** Pre-region ids of each block. */
+    final RangeTable preRegionsOfBlock;
+
+    /** Vertices of each block, ascending (CSR). */
+    final RangeTable vertexSlotsOfBlock;
+
+    final int[] blockVertices;
+
+    /** For TABLE blocks: per job vertex, the block-local region of each subtask; else null. */
+    final int @Nullable [][] localRegionOfSubtask;
+
+    /** For TABLE blocks: member tasks (ascending) of each local region, CSR; else null. */
+    final @Nullable RangeTable @Nullable [] membersOfLocalRegion;
+
+    final int @Nullable [][] memberTasks;
+
+    /** Region of each pre-region, or null when they are the same (no merge, no renumbering). */
+    final int @Nullable [] regionOfPreRegion;
+
+    /** Pre-regions of each region (CSR), or null when they are the same. */
+    final @Nullable RangeTable preRegionSlotsOfRegion;
+
+    final int @Nullable [] preRegionsOfRegion;
+
+    private final int numRegions;
+
+    @SuppressWarnings("TooManyParameters") // called only by RegionBuilder, which owns the layout
+    PipelinedRegions(
+            ExecutionTopology topology,
+            int[] blockOfVertex,
+            byte[] blockKind,
+            RangeTable preRegionsOfBlock,
+            RangeTable vertexSlotsOfBlock,
+            int[] blockVertices,
+            int @Nullable [][] localRegionOfSubtask,
+            @Nullable RangeTable @Nullable [] membersOfLocalRegion,
+            int @Nullable [][] memberTasks,
+            int @Nullable [] regionOfPreRegion,
+            @Nullable RangeTable preRegionSlotsOfRegion,
+            int @Nullable [] preRegionsOfRegion) {
+        this.topology = topology;
+        this.graph = topology.jobGraph();
+        this.blockOfVertex = blockOfVertex;
+        this.blockKind = blockKind;
+        this.preRegionsOfBlock = preRegionsOfBlock;
+        this.vertexSlotsOfBlock = vertexSlotsOfBlock;
+        this.blockVertices = blockVertices;
+        this.localRegionOfSubtask = localRegionOfSubtask;
+        this.membersOfLocalRegion = membersOfLocalRegion;
+        this.memberTasks = memberTasks;
+        this.regionOfPreRegion = regionOfPreRegion;
+        this.preRegionSlotsOfRegion = preRegionSlotsOfRegion;
+        this.preRegionsOfRegion = preRegionsOfRegion;
+        this.numRegions =
+                preRegionSlotsOfRegion == null
+                        ? preRegionsOfBlock.total()
+                        : preRegionSlotsOfRegion.numRanges();
+    }
+
+    /**
+     * Computes the pipelined regions of {@code topology}. O(tasks + groups) time; see the class
+     * notes for memory.
+     */
+    public static PipelinedRegions build(ExecutionTopology topology) {
+        return new RegionBuilder(topology, true).build();
+    }
+
+    /** The execution topology these regions partition. */
+    public ExecutionTopology topology() {
+        return topology;
+    }
+
+    /** The number of regions. */
+    public int numRegions() {
+        return numRegions;
+    }
+
+    /** The region of task {@code task}. O(log V), no allocation. */
+    public int regionOf(int task) {
+        int v = graph.vertexOfTask(task);
+        return regionOf(v, task - graph.firstTask(v));
+    }
+
+    /** The region of subtask {@code subtask} of job vertex {@code v}. O(1), no allocation. */
+    public int regionOf(int v, int subtask) {
+        checkElementIndex(subtask, graph.parallelism(v), "subtask");
+        int pre = preRegionOf(v, subtask);
+        return regionOfPreRegion == null ? pre : regionOfPreRegion[pre];
+    }
+
+    /**
+     * The topological rank of region {@code region}: its id, because region ids are assigned in
+     * topological order. O(1).
+     */
+    public int topologicalRank(int region) {
+        checkElementIndex(region, numRegions, "region");
+        return region;
+    }
+
+    /** The number of tasks in region {@code region}. O(pre-regions merged into it). */
+    public int numTasks(int region) {
+        checkElementIndex(region, numRegions, "region");
+        if (preRegionSlotsOfRegion == null || preRegionsOfRegion == null) {
+            return preRegionSize(region);
+        }
+        int count = 0;
+        for (int slot = preRegionSlotsOfRegion.start(region);
+                slot < preRegionSlotsOfRegion.end(region);
+                slot++) {
+            count += preRegionSize(preRegionsOfRegion[slot]);
+        }
+        return count;
+    }
+
+    /** A new reusable cursor over the task ranges of a region; see {@link TaskRangeCursor}. */
+    public TaskRangeCursor newTaskRangeCursor() {
+        return new TaskRangeCursor(this);
+    }
+
+    int preRegionOf(int v, int subtask) {
+        int block = blockOfVertex[v];
+        int base = preRegionsOfBlock.start(block);
+        return switch (blockKind[block]) {
+            case WHOLE -> base;
+            case ALIGNED -> base + subtask;
+            default -> base + localTable(v)[subtask];
+        };
+    }
+
+    private int[] localTable(int v) {
+        int[][] tables = localRegionOfSubtask;
+        checkState(tables != null && tables[v] != null, "vertex %s has no region table", v);
+        return tables[v];
+    }
+
+    int preRegionSize(int pre) {
+        int block = preRegionsOfBlock.indexOf(pre);
+        return switch (blockKind[block]) {
+            case WHOLE -> wholeBlockTasks(block);
+            case ALIGNED -> vertexSlotsOfBlock.size(block);
+            default -> members(block).size(pre - preRegionsOfBlock.start(block));
+        };
+    }
+
+    private int wholeBlockTasks(int block) {
+        int tasks = 0;
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            tasks += graph.parallelism(blockVertices[slot]);
+        }
+        return tasks;
+    }
+
+    RangeTable members(int block) {
+        RangeTable[] tables = membersOfLocalRegion;
+        checkState(tables != null && tables[block] != null, "block %s has no member table", block);
+        return tables[block];
+    }
+
+    int[] memberTasks(int block) {
+        int[][] tasks = memberTasks;
+        checkState(tasks != null && tasks[block] != null, "block %s has no member table", block);
+        return tasks[block];
+    }
+
+    /**
+     * Checks that the regions partition all tasks and that the cursor and {@link #regionOf} agree;
+     * throws {@link IllegalStateException} on a violation, else returns {@code true}. O(tasks). For
+     * tests.
+     */
+    public boolean checkInvariants() {
+        int[] seen = new int[graph.numTasks()];
+        TaskRangeCursor cursor = newTaskRangeCursor();
+        long covered = 0;
+        for (int region = 0; region < numRegions; region++) {
+            int inRegion = 0;
+            for (cursor.reset(region); cursor.next(); ) {
+                checkState(cursor.start() < cursor.end(), "empty range in region %s", region);
+                for (int task = cursor.start(); task < cursor.end(); task++) {
+                    checkState(seen[task]++ == 0, "task %s is in two regions", task);
+                    checkState(regionOf(task) == region, "task %s: regionOf disagrees", task);
+                    inRegion++;
+                }
+            }
+            checkState(inRegion > 0, "region %s is empty", region);
+            checkState(inRegion == numTasks(region), "size of region %s is wrong", region);
+            covered += inRegion;
+        }
+        checkState(
+                covered == graph.numTasks(),
+                "regions cover %s of %s tasks",
+                covered,
+                graph.numTasks());
+        return true;
+    }
+
+    /**
+     * The region as people read it, tasks ascending, e.g. {@code "[a#0, a#1, b#0]"}. O(t log t) for
+     * a region of t tasks; allocates.
+     */
+    public String describe(int region) {
+        IntArrayList tasks = new IntArrayList(numTasks(region));
+        TaskRangeCursor cursor = newTaskRangeCursor();
+        for (cursor.reset(region); cursor.next(); ) {
+            for (int task = cursor.start(); task < cursor.end(); task++) {
+                tasks.add(task);
+            }
+        }
+        tasks.sort(null);
+        StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < tasks.size(); i++) {
+            out.append(i > 0 ? ", " : "").append(graph.taskName(tasks.getInt(i)));
+        }
+        return out.append(']').toString();
+    }
+
+    @Override
+    public String toString() {
+        return "PipelinedRegions{regions="
+                + numRegions
+                + ", blocks="
+                + blockKind.length
+                + ", merged="
+                + (preRegionSlotsOfRegion != null)
+                + ", range="
+                + PackedRange.toString(PackedRange.of(0, numRegions))
+                + "}";
+    }
+}

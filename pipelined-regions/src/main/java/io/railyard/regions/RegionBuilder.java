@@ -1,0 +1,270 @@
+package io.railyard.regions;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.DistributionPattern;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedRange;
+import io.railyard.topology.RangeTable;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds {@link PipelinedRegions}: logical regions, then blocks of pre-regions, then cycle merging
+ * and topological numbering. Single use; see the class notes of {@link PipelinedRegions} for the
+ * rules.
+ */
+final class RegionBuilder {
+    private final ExecutionTopology topology;
+    private final JobGraph graph;
+    private final boolean allToAllMakesOneRegion;
+
+    private int[] blockOfVertex = new int[0];
+    private byte[] blockKind = new byte[0];
+    private RangeTable vertexSlotsOfBlock = RangeTable.ofSizes(new int[0]);
+    private int[] blockVertices = new int[0];
+    private RangeTable preRegionsOfBlock = RangeTable.ofSizes(new int[0]);
+    private int @Nullable [][] localRegionOfSubtask;
+    private @Nullable RangeTable @Nullable [] membersOfLocalRegion;
+    private int @Nullable [][] memberTasks;
+
+    /**
+     * A builder; {@code allToAllMakesOneRegion} is Flink's shortcut (rule 2) and is always on
+     * outside tests, which turn it off to show that cycle merging alone reaches the same regions.
+     */
+    RegionBuilder(ExecutionTopology topology, boolean allToAllMakesOneRegion) {
+        this.topology = topology;
+        this.graph = topology.jobGraph();
+        this.allToAllMakesOneRegion = allToAllMakesOneRegion;
+    }
+
+    PipelinedRegions build() {
+        buildLogicalRegions();
+        buildPreRegions();
+        return mergeCyclesAndNumber();
+    }
+
+    /** Union-find over job vertices along must-be-pipelined edges; blocks in vertex order. */
+    private void buildLogicalRegions() {
+        int numVertices = graph.numJobVertices();
+        IntUnionFind logical = new IntUnionFind(numVertices);
+        for (int e = 0; e < graph.numEdges(); e++) {
+            if (graph.edgeResultType(e).mustBePipelinedConsumed()) {
+                logical.union(graph.edgeProducer(e), graph.edgeConsumer(e));
+            }
+        }
+        blockOfVertex = new int[numVertices];
+        int[] blockOfRoot = new int[numVertices];
+        Arrays.fill(blockOfRoot, -1);
+        int numBlocks = 0;
+        int[] verticesPerBlock = new int[numVertices];
+        for (int v = 0; v < numVertices; v++) {
+            int root = logical.find(v);
+            if (blockOfRoot[root] < 0) {
+                blockOfRoot[root] = numBlocks++;
+            }
+            blockOfVertex[v] = blockOfRoot[root];
+            verticesPerBlock[blockOfVertex[v]]++;
+        }
+        vertexSlotsOfBlock = RangeTable.ofSizes(Arrays.copyOf(verticesPerBlock, numBlocks));
+        blockVertices = new int[numVertices];
+        int[] fill = new int[numBlocks];
+        for (int v = 0; v < numVertices; v++) {
+            int block = blockOfVertex[v];
+            blockVertices[vertexSlotsOfBlock.start(block) + fill[block]++] = v;
+        }
+    }
+
+    /** Decides each block's kind and counts its pre-regions. */
+    private void buildPreRegions() {
+        int numBlocks = vertexSlotsOfBlock.numRanges();
+        boolean[] internalAllToAll = new boolean[numBlocks];
+        for (int e = 0; e < graph.numEdges(); e++) {
+            int block = blockOfVertex[graph.edgeProducer(e)];
+            if (block == blockOfVertex[graph.edgeConsumer(e)]
+                    && graph.edgePattern(e) == DistributionPattern.ALL_TO_ALL
+                    && (allToAllMakesOneRegion
+                            || graph.edgeResultType(e).mustBePipelinedConsumed())) {
+                internalAllToAll[block] = true;
+            }
+        }
+        blockKind = new byte[numBlocks];
+        int[] preRegions = new int[numBlocks];
+        for (int block = 0; block < numBlocks; block++) {
+            int first = blockVertices[vertexSlotsOfBlock.start(block)];
+            if (internalAllToAll[block]) {
+                blockKind[block] = PipelinedRegions.WHOLE;
+                preRegions[block] = 1;
+            } else if (sameParallelism(block)) {
+                blockKind[block] = PipelinedRegions.ALIGNED;
+                preRegions[block] = graph.parallelism(first);
+            } else {
+                blockKind[block] = PipelinedRegions.TABLE;
+                preRegions[block] = buildTable(block);
+            }
+        }
+        preRegionsOfBlock = RangeTable.ofSizes(preRegions);
+    }
+
+    private boolean sameParallelism(int block) {
+        int parallelism = graph.parallelism(blockVertices[vertexSlotsOfBlock.start(block)]);
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            if (graph.parallelism(blockVertices[slot]) != parallelism) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Splits a pointwise-only block with unequal parallelism at task level: union-find over its
+     * tasks along every pipelined group, components numbered by their smallest task. Returns the
+     * number of components. O(tasks of the block + groups of its edges).
+     */
+    private int buildTable(int block) {
+        int[] localBase = new int[graph.numJobVertices()];
+        int numTasks = 0;
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            localBase[blockVertices[slot]] = numTasks;
+            numTasks += graph.parallelism(blockVertices[slot]);
+        }
+        IntUnionFind tasks = new IntUnionFind(numTasks);
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            int consumer = blockVertices[slot];
+            for (int k = 0; k < graph.numInputEdges(consumer); k++) {
+                int e = graph.inputEdge(consumer, k);
+                int producer = graph.edgeProducer(e);
+                if (blockOfVertex[producer] == block
+                        && graph.edgeResultType(e).mustBePipelinedConsumed()) {
+                    unionAlongGroups(e, tasks, localBase[producer], localBase[consumer]);
+                }
+            }
+        }
+        int[] componentOfRoot = new int[numTasks];
+        Arrays.fill(componentOfRoot, -1);
+        int[] component = new int[numTasks];
+        int numComponents = 0;
+        for (int local = 0; local < numTasks; local++) {
+            int root = tasks.find(local);
+            if (componentOfRoot[root] < 0) {
+                componentOfRoot[root] = numComponents++;
+            }
+            component[local] = componentOfRoot[root];
+        }
+        storeTable(block, localBase, component, numComponents);
+        return numComponents;
+    }
+
+    private void unionAlongGroups(int e, IntUnionFind tasks, int producerBase, int consumerBase) {
+        int firstPartition = graph.firstPartition(graph.edgeDataSet(e));
+        int firstConsumer = graph.firstTask(graph.edgeConsumer(e));
+        for (int g = topology.firstGroup(e);
+                g < topology.firstGroup(e) + topology.numGroups(e);
+                g++) {
+            long partitions = topology.partitionRange(g);
+            long consumers = topology.consumerRange(g);
+            int anchor = consumerBase + PackedRange.start(consumers) - firstConsumer;
+            for (int p = PackedRange.start(partitions); p < PackedRange.end(partitions); p++) {
+                tasks.union(anchor, producerBase + p - firstPartition);
+            }
+            for (int c = PackedRange.start(consumers) + 1; c < PackedRange.end(consumers); c++) {
+                tasks.union(anchor, consumerBase + c - firstConsumer);
+            }
+        }
+    }
+
+    private void storeTable(int block, int[] localBase, int[] component, int numComponents) {
+        int[][] tables = localRegionOfSubtask;
+        RangeTable[] membersOfBlock = membersOfLocalRegion;
+        int[][] tasksOfBlock = memberTasks;
+        if (tables == null || membersOfBlock == null || tasksOfBlock == null) {
+            tables = new int[graph.numJobVertices()][];
+            membersOfBlock = new RangeTable[vertexSlotsOfBlock.numRanges()];
+            tasksOfBlock = new int[vertexSlotsOfBlock.numRanges()][];
+            localRegionOfSubtask = tables;
+            membersOfLocalRegion = membersOfBlock;
+            memberTasks = tasksOfBlock;
+        }
+        int[] sizes = new int[numComponents];
+        for (int c : component) {
+            sizes[c]++;
+        }
+        RangeTable members = RangeTable.ofSizes(sizes);
+        int[] tasks = new int[component.length];
+        int[] fill = new int[numComponents];
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            int v = blockVertices[slot];
+            int[] table =
+                    Arrays.copyOfRange(
+                            component, localBase[v], localBase[v] + graph.parallelism(v));
+            tables[v] = table;
+            for (int subtask = 0; subtask < table.length; subtask++) {
+                int c = table[subtask];
+                tasks[members.start(c) + fill[c]++] = graph.firstTask(v) + subtask;
+            }
+        }
+        membersOfBlock[block] = members;
+        tasksOfBlock[block] = tasks;
+    }
+
+    /** Merges pre-regions on cycles of non-pipelined groups and numbers regions topologically. */
+    private PipelinedRegions mergeCyclesAndNumber() {
+        PipelinedRegions unmerged = assemble(null, null, null);
+        RegionGraph regionGraph = RegionGraph.build(unmerged);
+        StronglyConnectedComponents scc = regionGraph.stronglyConnectedComponents();
+        int numPre = preRegionsOfBlock.total();
+        int[] regionsInComponent = new int[scc.count()];
+        boolean merged = false;
+        for (int pre = 0; pre < numPre; pre++) {
+            merged |= ++regionsInComponent[scc.componentOf(pre)] > 1;
+        }
+        if (!merged && regionGraph.preRegionOrderIsTopological(scc)) {
+            return unmerged;
+        }
+        // Tarjan completes components in reverse topological order: count down.
+        int[] regionOfComponent = new int[scc.count()];
+        int numRegions = 0;
+        for (int component = scc.count() - 1; component >= 0; component--) {
+            regionOfComponent[component] = regionsInComponent[component] > 0 ? numRegions++ : -1;
+        }
+        int[] regionOfPre = new int[numPre];
+        int[] sizes = new int[numRegions];
+        for (int pre = 0; pre < numPre; pre++) {
+            regionOfPre[pre] = regionOfComponent[scc.componentOf(pre)];
+            sizes[regionOfPre[pre]]++;
+        }
+        RangeTable slots = RangeTable.ofSizes(sizes);
+        int[] preOfRegion = new int[numPre];
+        int[] fill = new int[numRegions];
+        for (int pre = 0; pre < numPre; pre++) {
+            preOfRegion[slots.start(regionOfPre[pre]) + fill[regionOfPre[pre]]++] = pre;
+        }
+        return assemble(regionOfPre, slots, preOfRegion);
+    }
+
+    private PipelinedRegions assemble(
+            int @Nullable [] regionOfPre,
+            @Nullable RangeTable slots,
+            int @Nullable [] preOfRegion) {
+        return new PipelinedRegions(
+                topology,
+                blockOfVertex,
+                blockKind,
+                preRegionsOfBlock,
+                vertexSlotsOfBlock,
+                blockVertices,
+                localRegionOfSubtask,
+                membersOfLocalRegion,
+                memberTasks,
+                regionOfPre,
+                slots,
+                preOfRegion);
+    }
+}

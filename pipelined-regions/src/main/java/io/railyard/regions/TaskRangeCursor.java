@@ -1,0 +1,113 @@
+package io.railyard.regions;
+
+import static com.google.common.base.Preconditions.checkElementIndex;
+
+import io.railyard.topology.PackedRange;
+
+/**
+ * A reusable cursor over the tasks of one region, as ascending-within-piece ranges of task ids.
+ *
+ * <pre>{@code
+ * TaskRangeCursor cursor = regions.newTaskRangeCursor();   // once
+ * for (cursor.reset(region); cursor.next(); ) {
+ *     for (int task = cursor.start(); task < cursor.end(); task++) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Visiting a region is O(number of ranges + pre-regions merged into it) and allocates nothing; a
+ * whole job vertex inside a region is one range. Ranges are disjoint but not sorted across job
+ * vertices. Not thread-safe: one cursor per thread.
+ */
+public final class TaskRangeCursor {
+    private final PipelinedRegions regions;
+    private boolean merged;
+    private int singlePreRegion;
+    private int nextSlot;
+    private int endSlot;
+    private int block;
+    private byte kind;
+    private int local;
+    private int position;
+    private int positionEnd;
+    private int start;
+    private int end;
+
+    TaskRangeCursor(PipelinedRegions regions) {
+        this.regions = regions;
+    }
+
+    /** Starts visiting region {@code region}; call {@link #next()} before reading a range. */
+    public void reset(int region) {
+        checkElementIndex(region, regions.numRegions(), "region");
+        if (regions.preRegionSlotsOfRegion == null) {
+            merged = false;
+            singlePreRegion = region;
+            nextSlot = 0;
+            endSlot = 1;
+        } else {
+            merged = true;
+            nextSlot = regions.preRegionSlotsOfRegion.start(region);
+            endSlot = regions.preRegionSlotsOfRegion.end(region);
+        }
+        position = 0;
+        positionEnd = 0;
+        start = 0;
+        end = 0;
+    }
+
+    /** Moves to the next range; {@code false} when the region has no more tasks. */
+    public boolean next() {
+        while (position >= positionEnd) {
+            if (nextSlot >= endSlot) {
+                return false;
+            }
+            int[] preRegions = regions.preRegionsOfRegion;
+            open(merged && preRegions != null ? preRegions[nextSlot] : singlePreRegion);
+            nextSlot++;
+        }
+        switch (kind) {
+            case PipelinedRegions.WHOLE -> {
+                long range = regions.graph.taskRange(regions.blockVertices[position++]);
+                start = PackedRange.start(range);
+                end = PackedRange.end(range);
+            }
+            case PipelinedRegions.ALIGNED -> {
+                start = regions.graph.firstTask(regions.blockVertices[position++]) + local;
+                end = start + 1;
+            }
+            default -> {
+                int[] members = regions.memberTasks(block);
+                start = members[position++];
+                end = start + 1;
+                while (position < positionEnd && members[position] == end) {
+                    end++;
+                    position++;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** First task of the current range. */
+    public int start() {
+        return start;
+    }
+
+    /** End (exclusive) of the current range. */
+    public int end() {
+        return end;
+    }
+
+    private void open(int preRegion) {
+        block = regions.preRegionsOfBlock.indexOf(preRegion);
+        kind = regions.blockKind[block];
+        local = preRegion - regions.preRegionsOfBlock.start(block);
+        if (kind == PipelinedRegions.TABLE) {
+            position = regions.members(block).start(local);
+            positionEnd = regions.members(block).end(local);
+        } else {
+            position = regions.vertexSlotsOfBlock.start(block);
+            positionEnd = regions.vertexSlotsOfBlock.end(block);
+        }
+    }
+}

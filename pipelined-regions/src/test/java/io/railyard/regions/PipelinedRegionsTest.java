@@ -1,0 +1,174 @@
+package io.railyard.regions;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static io.railyard.topology.DistributionPattern.POINTWISE;
+import static io.railyard.topology.ResultPartitionType.BLOCKING;
+import static io.railyard.topology.ResultPartitionType.HYBRID_FULL;
+import static io.railyard.topology.ResultPartitionType.PIPELINED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PipelinedRegionsTest {
+
+    static PipelinedRegions regionsOf(JobGraph graph) {
+        PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
+        assertThat(regions.checkInvariants()).isTrue();
+        return regions;
+    }
+
+    static List<String> described(PipelinedRegions regions) {
+        List<String> out = new ArrayList<>();
+        for (int r = 0; r < regions.numRegions(); r++) {
+            out.add(regions.describe(r));
+        }
+        return out;
+    }
+
+    @Test
+    void diamond_ofDesign2_isMergedIntoOneRegion() {
+        // A->B->C pipelined pointwise, A->C blocking all-to-all, P = 2: {A0,B0,C0} and
+        // {A1,B1,C1} each wait for the other's blocking output unless merged.
+        JobGraph diamond =
+                JobGraph.builder()
+                        .addVertex("A", 2)
+                        .addVertex("B", 2)
+                        .addVertex("C", 2)
+                        .connect("A", "B", POINTWISE, PIPELINED)
+                        .connect("B", "C", POINTWISE, PIPELINED)
+                        .connect("A", "C", ALL_TO_ALL, BLOCKING)
+                        .build();
+
+        PipelinedRegions regions = regionsOf(diamond);
+        // The same without Flink's all-to-all shortcut: the cycle pass alone merges the two.
+        PipelinedRegions byCycles = new RegionBuilder(ExecutionTopology.of(diamond), false).build();
+
+        assertThat(described(regions)).containsExactly("[A#0, A#1, B#0, B#1, C#0, C#1]");
+        assertThat(byCycles.checkInvariants()).isTrue();
+        assertThat(described(byCycles)).containsExactly("[A#0, A#1, B#0, B#1, C#0, C#1]");
+        assertThat(RegionOracle.regions(regions)).isEqualTo(RegionOracle.regions(diamond));
+    }
+
+    @Test
+    void blockingAllToAll_givesOneRegionPerTask_inTopologicalOrder() {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 3)
+                        .addVertex("sink", 2)
+                        .connect("source", "sink", ALL_TO_ALL, BLOCKING)
+                        .build();
+
+        PipelinedRegions regions = regionsOf(graph);
+
+        assertThat(described(regions))
+                .containsExactly("[source#0]", "[source#1]", "[source#2]", "[sink#0]", "[sink#1]");
+        assertThat(regions.regionOf(graph.task(graph.vertexId("sink"), 1))).isEqualTo(4);
+    }
+
+    @Test
+    void pipelinedAllToAll_isOneRegion() {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 3)
+                        .addVertex("sink", 2)
+                        .connect("source", "sink", ALL_TO_ALL, PIPELINED)
+                        .build();
+
+        assertThat(described(regionsOf(graph)))
+                .containsExactly("[source#0, source#1, source#2, sink#0, sink#1]");
+    }
+
+    @Test
+    void pointwiseChainWithUnequalParallelism_isSplitAtTaskLevel() {
+        // 4 -> 2 fans in, 2 -> 4 fans out again: {a0,a1,b0,c0,c1} and {a2,a3,b1,c2,c3}.
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 4)
+                        .addVertex("b", 2)
+                        .addVertex("c", 4)
+                        .connect("a", "b", POINTWISE, PIPELINED)
+                        .connect("b", "c", POINTWISE, PIPELINED)
+                        .build();
+
+        assertThat(described(regionsOf(graph)))
+                .containsExactly("[a#0, a#1, b#0, c#0, c#1]", "[a#2, a#3, b#1, c#2, c#3]");
+    }
+
+    @Test
+    void hybridEdges_separateRegions_likeBlockingOnes() {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 2)
+                        .addVertex("b", 2)
+                        .connect("a", "b", POINTWISE, HYBRID_FULL)
+                        .build();
+
+        assertThat(described(regionsOf(graph))).containsExactly("[a#0]", "[a#1]", "[b#0]", "[b#1]");
+    }
+
+    @Test
+    void blockingCycleAcrossTwoLogicalRegions_isMerged() {
+        // a->d and b->c are pipelined (two logical regions); a->b and c->d are blocking, so
+        // {a,d} waits for c and {b,c} waits for a: a cycle Flink would not merge.
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 1)
+                        .addVertex("b", 1)
+                        .addVertex("c", 1)
+                        .addVertex("d", 1)
+                        .connect("a", "d", POINTWISE, PIPELINED)
+                        .connect("b", "c", POINTWISE, PIPELINED)
+                        .connect("a", "b", POINTWISE, BLOCKING)
+                        .connect("c", "d", POINTWISE, BLOCKING)
+                        .build();
+
+        assertThat(described(regionsOf(graph))).containsExactly("[a#0, b#0, c#0, d#0]");
+    }
+
+    @Test
+    void regionsAreRenumbered_whenBlockOrderIsNotTopological() {
+        // Logical region {x, z} comes first by vertex id but consumes y's blocking output, and
+        // y consumes x's: merged. Here instead z consumes y and y is alone: y must rank first.
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("x", 1)
+                        .addVertex("y", 1)
+                        .addVertex("z", 1)
+                        .connect("x", "z", POINTWISE, PIPELINED)
+                        .connect("y", "z", POINTWISE, BLOCKING)
+                        .build();
+
+        PipelinedRegions regions = regionsOf(graph);
+
+        assertThat(described(regions)).containsExactly("[y#0]", "[x#0, z#0]");
+    }
+
+    @Test
+    void queries_rejectIdsOutOfRange_namingTheArgument() {
+        PipelinedRegions regions =
+                regionsOf(
+                        JobGraph.builder()
+                                .addVertex("a", 2)
+                                .addVertex("b", 2)
+                                .connect("a", "b", POINTWISE, BLOCKING)
+                                .build());
+
+        assertThatThrownBy(() -> regions.regionOf(4))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("element (4) must be less than size (4)");
+        assertThatThrownBy(() -> regions.regionOf(0, 2))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("subtask (2) must be less than size (2)");
+        assertThatThrownBy(() -> regions.numTasks(-1))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("region (-1) must not be negative");
+        assertThatThrownBy(() -> regions.newTaskRangeCursor().reset(4))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("region (4) must be less than size (4)");
+    }
+}
