@@ -247,6 +247,10 @@ public final class PipelinedRegions {
             int inRegion = 0;
             for (cursor.reset(region); cursor.next(); ) {
                 checkState(cursor.start() < cursor.end(), "empty range in region %s", region);
+                checkState(
+                        graph.vertexOfTask(cursor.start()) == graph.vertexOfTask(cursor.end() - 1),
+                        "a range of region %s spans two job vertices",
+                        region);
                 for (int task = cursor.start(); task < cursor.end(); task++) {
                     checkState(seen[task]++ == 0, "task %s is in two regions", task);
                     checkState(regionOf(task) == region, "task %s: regionOf disagrees", task);

@@ -14,9 +14,9 @@ import io.railyard.topology.PackedRange;
  * }
  * }</pre>
  *
- * <p>Visiting a region is O(number of ranges + pre-regions merged into it) and allocates nothing; a
- * whole job vertex inside a region is one range. Ranges are disjoint but not sorted across job
- * vertices. Not thread-safe: one cursor per thread.
+ * <p>Visiting a region is O(number of ranges + pre-regions merged into it) and allocates nothing.
+ * Every range lies within one job vertex, and a whole job vertex inside a region is one range.
+ * Ranges are disjoint but not sorted across job vertices. Not thread-safe: one cursor per thread.
  */
 public final class TaskRangeCursor {
     private final PipelinedRegions regions;
@@ -79,7 +79,9 @@ public final class TaskRangeCursor {
                 int[] members = regions.memberTasks(block);
                 start = members[position++];
                 end = start + 1;
-                while (position < positionEnd && members[position] == end) {
+                long vertexTasks = regions.graph.taskRange(regions.graph.vertexOfTask(start));
+                int limit = PackedRange.end(vertexTasks);
+                while (position < positionEnd && members[position] == end && end < limit) {
                     end++;
                     position++;
                 }

@@ -1,0 +1,335 @@
+package io.railyard.regions;
+
+import static com.google.common.base.Preconditions.checkElementIndex;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedRange;
+import io.railyard.topology.ResultPartitionType;
+import it.unimi.dsi.fastutil.ints.IntHeapPriorityQueue;
+import java.util.BitSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The event-driven region scheduling strategy: decides when each pipelined region may be deployed
+ * and hands it to a {@link RegionDeployer}.
+ *
+ * <h2>Rules</h2>
+ *
+ * A region is schedulable when every one of its external inputs is consumable: a BLOCKING input
+ * when all its partitions are finished, a HYBRID_FULL or HYBRID_SELECTIVE input once the regions
+ * producing its partitions are scheduled (so a chain of hybrid edges is scheduled in one pass).
+ * Pipelined inputs are inside the region and never gate it; a group partly produced inside the
+ * region counts only its outside part (see {@link RegionInputs}). {@link #startScheduling()}
+ * deploys the regions without gating inputs; {@link #onTaskFinished(int)} finishes the task's
+ * blocking partitions; {@link #restartRegions(int...)} takes regions back (failover) and deploys
+ * them again once their inputs are consumable again.
+ *
+ * <h2>Counters, no rescans</h2>
+ *
+ * Each gating group counts its partitions that are not ready (not finished, or producer not
+ * scheduled); each region counts its inputs that are not consumable; a partition becoming ready
+ * decrements its groups, a group reaching zero decrements its consumer regions, and regions
+ * reaching zero enter a queue ordered by topological rank. So an event costs O(its consequences),
+ * and a whole batch job's lifecycle is O(tasks + partitions + groups). Restarts run the same
+ * updates backwards, so the counters are exact at every moment.
+ *
+ * <h2>Threading</h2>
+ *
+ * Single-threaded and lock-free: every method must be called on the thread that created the
+ * strategy (the JobManager's main thread), which each call asserts, and not from inside {@link
+ * RegionDeployer#deploy}. Task events carry no attempt numbers: the caller drops events of stale
+ * attempts before they reach the strategy.
+ */
+public final class RegionSchedulingStrategy {
+    private final PipelinedRegions regions;
+    private final RegionInputs inputs;
+    private final ExecutionTopology topology;
+    private final JobGraph graph;
+    private final RegionDeployer deployer;
+    private final Thread owner;
+
+    private final int[] notReady; // per group: partitions not ready (PLAIN groups)
+    private final int[] crossNotReady; // per CROSS entry: outside partitions not ready
+    private final int[] pending; // per region: inputs not consumable
+    private final BitSet scheduled; // per region
+    private final BitSet finished; // per task
+    private final BitSet ready; // per partition
+    private final boolean[] gatesOnFinish; // per dataset: BLOCKING, gating
+    private final boolean[] gatesOnSchedule; // per dataset: hybrid, gating
+    private final IntHeapPriorityQueue queue = new IntHeapPriorityQueue();
+    private final TaskRangeCursor cursor;
+    private boolean started;
+    private boolean busy;
+
+    /**
+     * A strategy for the regions of {@code inputs}; no region is deployed before {@link
+     * #startScheduling()}. O(groups + regions + CROSS entries).
+     */
+    public RegionSchedulingStrategy(RegionInputs inputs, RegionDeployer deployer) {
+        this.inputs = inputs;
+        this.regions = inputs.regions();
+        this.topology = regions.topology();
+        this.graph = topology.jobGraph();
+        this.deployer = deployer;
+        this.owner = Thread.currentThread();
+        this.notReady = new int[topology.numGroups()];
+        for (int g = 0; g < notReady.length; g++) {
+            notReady[g] = PackedRange.size(topology.partitionRange(g));
+        }
+        this.crossNotReady = new int[inputs.numCrossEntries()];
+        for (int entry = 0; entry < crossNotReady.length; entry++) {
+            crossNotReady[entry] = inputs.crossOutsidePartitions(entry);
+        }
+        this.pending = new int[regions.numRegions()];
+        for (int r = 0; r < pending.length; r++) {
+            pending[r] = inputs.inputCount(r);
+        }
+        this.scheduled = new BitSet(regions.numRegions());
+        this.finished = new BitSet(graph.numTasks());
+        this.ready = new BitSet(graph.numPartitions());
+        this.gatesOnFinish = new boolean[graph.numDataSets()];
+        this.gatesOnSchedule = new boolean[graph.numDataSets()];
+        for (int d = 0; d < graph.numDataSets(); d++) {
+            ResultPartitionType type = graph.resultType(d);
+            gatesOnFinish[d] = !type.mustBePipelinedConsumed() && !type.isHybrid();
+            gatesOnSchedule[d] = type.isHybrid();
+        }
+        this.cursor = regions.newTaskRangeCursor();
+    }
+
+    /** The regions this strategy schedules. */
+    public PipelinedRegions regions() {
+        return regions;
+    }
+
+    /**
+     * Deploys every region without gating inputs, and what they unlock, in topological order.
+     * O(regions + consequences).
+     *
+     * @throws IllegalStateException if already started, or called off the owner thread
+     */
+    public void startScheduling() {
+        enter();
+        try {
+            checkState(!started, "startScheduling() was already called");
+            started = true;
+            for (int r = 0; r < pending.length; r++) {
+                if (pending[r] == 0) {
+                    queue.enqueue(r);
+                }
+            }
+            drain();
+        } finally {
+            busy = false;
+        }
+    }
+
+    /**
+     * Task {@code task} finished: its BLOCKING partitions become ready, and every region whose
+     * inputs become consumable is deployed, in topological order. O(1 + consequences).
+     *
+     * @throws IndexOutOfBoundsException if {@code task} is not a task id
+     * @throws IllegalStateException if the task's region is not scheduled or the task already
+     *     finished in this attempt
+     */
+    public void onTaskFinished(int task) {
+        enter();
+        try {
+            checkElementIndex(task, graph.numTasks(), "task");
+            int region = regions.regionOf(task);
+            checkState(
+                    scheduled.get(region),
+                    "task %s finished, but its region %s is not scheduled",
+                    graph.taskName(task),
+                    region);
+            checkState(
+                    !finished.get(task),
+                    "task %s already finished in this attempt",
+                    graph.taskName(task));
+            finished.set(task);
+            int v = graph.vertexOfTask(task);
+            int subtask = task - graph.firstTask(v);
+            for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+                int d = graph.producedDataSet(v, k);
+                if (gatesOnFinish[d]) {
+                    markReady(graph.firstPartition(d) + subtask, region);
+                }
+            }
+            drain();
+        } finally {
+            busy = false;
+        }
+    }
+
+    /**
+     * Takes regions back for a restart (their tasks were cancelled by failover): they are no longer
+     * scheduled, their tasks no longer finished, their partitions no longer ready, which re-arms
+     * the counters of every group and region they feed. Each region is deployed again as soon as
+     * its inputs are consumable, possibly within this call. A region given twice or not scheduled
+     * is taken back once. O(tasks of the regions + consequences).
+     *
+     * @throws IndexOutOfBoundsException if a region id is out of range
+     * @throws IllegalStateException if called before {@link #startScheduling()}
+     */
+    public void restartRegions(int... restarted) {
+        enter();
+        try {
+            checkState(started, "restartRegions() before startScheduling()");
+            for (int region : restarted) {
+                checkElementIndex(region, pending.length, "region");
+            }
+            for (int region : restarted) {
+                if (scheduled.get(region)) {
+                    unschedule(region);
+                }
+            }
+            for (int region : restarted) {
+                if (pending[region] == 0) {
+                    queue.enqueue(region);
+                }
+            }
+            drain();
+        } finally {
+            busy = false;
+        }
+    }
+
+    /** Whether region {@code region} is scheduled in its current attempt. O(1). */
+    public boolean isScheduled(int region) {
+        checkElementIndex(region, pending.length, "region");
+        return scheduled.get(region);
+    }
+
+    /** How many inputs of region {@code region} are not consumable yet. O(1). */
+    public int pendingInputs(int region) {
+        checkElementIndex(region, pending.length, "region");
+        return pending[region];
+    }
+
+    private void enter() {
+        checkState(
+                Thread.currentThread() == owner,
+                "the scheduling strategy is confined to thread %s, called from %s",
+                owner.getName(),
+                Thread.currentThread().getName());
+        checkState(!busy, "the strategy was called back from inside RegionDeployer.deploy");
+        busy = true;
+    }
+
+    /** Deploys queued regions, lowest topological rank first, as long as they stay eligible. */
+    private void drain() {
+        while (!queue.isEmpty()) {
+            int region = queue.dequeueInt();
+            if (scheduled.get(region) || pending[region] != 0) {
+                continue; // queued twice, or re-armed by a restart since
+            }
+            scheduled.set(region);
+            deployer.deploy(region);
+            forEachProducedPartition(region, gatesOnSchedule, true);
+        }
+    }
+
+    private void unschedule(int region) {
+        scheduled.clear(region);
+        for (cursor.reset(region); cursor.next(); ) {
+            finished.clear(cursor.start(), cursor.end());
+        }
+        forEachProducedPartition(region, null, false);
+    }
+
+    /**
+     * Marks the partitions produced by {@code region}'s tasks ready (of datasets selected by {@code
+     * select}) or not ready (of every dataset, when {@code select} is null).
+     */
+    private void forEachProducedPartition(
+            int region, boolean @Nullable [] select, boolean markReady) {
+        for (cursor.reset(region); cursor.next(); ) {
+            int v = graph.vertexOfTask(cursor.start());
+            int offset = cursor.start() - graph.firstTask(v);
+            int count = cursor.end() - cursor.start();
+            for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+                int d = graph.producedDataSet(v, k);
+                if (select != null && !select[d]) {
+                    continue;
+                }
+                int first = graph.firstPartition(d) + offset;
+                for (int p = first; p < first + count; p++) {
+                    if (markReady) {
+                        markReady(p, region);
+                    } else {
+                        markNotReady(p, region);
+                    }
+                }
+            }
+        }
+    }
+
+    private void markReady(int p, int producerRegion) {
+        if (ready.get(p)) {
+            return;
+        }
+        ready.set(p);
+        int d = graph.dataSetOfPartition(p);
+        int index = p - graph.firstPartition(d);
+        for (int k = 0; k < graph.numConsumerEdges(d); k++) {
+            int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
+            byte kind = inputs.kind(g);
+            if (kind == RegionInputs.PLAIN) {
+                if (--notReady[g] == 0) {
+                    addToConsumers(g, -1);
+                }
+            } else if (kind == RegionInputs.CROSS) {
+                for (int entry = inputs.crossStart(g); entry < inputs.crossEnd(g); entry++) {
+                    int consumerRegion = inputs.crossRegion(entry);
+                    if (consumerRegion != producerRegion && --crossNotReady[entry] == 0) {
+                        addPending(consumerRegion, -1);
+                    }
+                }
+            }
+        }
+    }
+
+    private void markNotReady(int p, int producerRegion) {
+        if (!ready.get(p)) {
+            return;
+        }
+        ready.clear(p);
+        int d = graph.dataSetOfPartition(p);
+        int index = p - graph.firstPartition(d);
+        for (int k = 0; k < graph.numConsumerEdges(d); k++) {
+            int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
+            byte kind = inputs.kind(g);
+            if (kind == RegionInputs.PLAIN) {
+                if (notReady[g]++ == 0) {
+                    addToConsumers(g, +1);
+                }
+            } else if (kind == RegionInputs.CROSS) {
+                for (int entry = inputs.crossStart(g); entry < inputs.crossEnd(g); entry++) {
+                    int consumerRegion = inputs.crossRegion(entry);
+                    if (consumerRegion != producerRegion && crossNotReady[entry]++ == 0) {
+                        addPending(consumerRegion, +1);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Adds {@code delta} to the pending count of the region of every consumer of group g. */
+    private void addToConsumers(int g, int delta) {
+        int consumer = graph.edgeConsumer(topology.edgeOfGroup(g));
+        int first = graph.firstTask(consumer);
+        long consumers = topology.consumerRange(g);
+        for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
+            addPending(regions.regionOf(consumer, c - first), delta);
+        }
+    }
+
+    private void addPending(int region, int delta) {
+        pending[region] += delta;
+        if (pending[region] == 0 && started && !scheduled.get(region)) {
+            queue.enqueue(region);
+        }
+    }
+}
