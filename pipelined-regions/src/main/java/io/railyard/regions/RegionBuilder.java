@@ -217,6 +217,9 @@ final class RegionBuilder {
     /** Merges pre-regions on cycles of non-pipelined groups and numbers regions topologically. */
     private PipelinedRegions mergeCyclesAndNumber() {
         PipelinedRegions unmerged = assemble(null, null, null);
+        if (blockOrderIsTopological(unmerged)) {
+            return unmerged;
+        }
         RegionGraph regionGraph = RegionGraph.build(unmerged);
         StronglyConnectedComponents scc = regionGraph.stronglyConnectedComponents();
         int numPre = preRegionsOfBlock.total();
@@ -247,6 +250,30 @@ final class RegionBuilder {
             preOfRegion[slots.start(regionOfPre[pre]) + fill[regionOfPre[pre]]++] = pre;
         }
         return assemble(regionOfPre, slots, preOfRegion);
+    }
+
+    /**
+     * The shortcut for most jobs, O(job edges): when every non-pipelined edge either stays inside
+     * one pre-region (see {@link RegionGraph#sameRegionAtBothEnds}) or goes from a lower block to a
+     * higher one, every connection between regions goes from a lower pre-region id to a higher one:
+     * no cycles, and the ids are already topological. No region graph is built.
+     */
+    private boolean blockOrderIsTopological(PipelinedRegions unmerged) {
+        for (int e = 0; e < graph.numEdges(); e++) {
+            if (graph.edgeResultType(e).mustBePipelinedConsumed()) {
+                continue;
+            }
+            int producerBlock = blockOfVertex[graph.edgeProducer(e)];
+            int consumerBlock = blockOfVertex[graph.edgeConsumer(e)];
+            boolean forward =
+                    producerBlock == consumerBlock
+                            ? RegionGraph.sameRegionAtBothEnds(unmerged, producerBlock, e)
+                            : producerBlock < consumerBlock;
+            if (!forward) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private PipelinedRegions assemble(

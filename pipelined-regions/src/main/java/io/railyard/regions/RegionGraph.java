@@ -91,7 +91,7 @@ final class RegionGraph {
      * pre-region: always in a WHOLE block; in an ALIGNED block (equal parallelism) for POINTWISE
      * edges, which connect subtask i to subtask i.
      */
-    private static boolean sameRegionAtBothEnds(PipelinedRegions pre, int block, int e) {
+    static boolean sameRegionAtBothEnds(PipelinedRegions pre, int block, int e) {
         byte kind = pre.blockKind[block];
         return kind == PipelinedRegions.WHOLE
                 || (kind == PipelinedRegions.ALIGNED

@@ -13,13 +13,15 @@ import java.util.Arrays;
  * the partitions of each dataset, the consumer groups of each edge. It stores {@code n + 1} ints
  * and nothing per element.
  *
- * <p>Range bounds are O(1). {@link #indexOf(int)} first looks up a bucket index (at most {@code 2n
- * + 2} more ints: buckets of equal power-of-two width, each remembering the range its first element
- * falls in) and then binary-searches only the ranges that meet the bucket: O(1) when no range is
- * much smaller than the average, as for the tasks of job vertices with comparable parallelism, and
- * O(log n) at worst. Nothing allocates after construction.
+ * <p>Range bounds are O(1). {@link #indexOf(int)} first looks up a bucket index (at most {@code
+ * min(2n, 1024) + 2} more ints: buckets of equal power-of-two width, each remembering the range its
+ * first element falls in) and then binary-searches only the ranges that meet the bucket: O(1) for
+ * up to 512 ranges of comparable size, as for the tasks of job vertices with comparable
+ * parallelism, and O(log n) at worst. Nothing allocates after construction.
  */
 public final class RangeTable {
+    private static final int MAX_BUCKETS = 1024;
+
     private final int[] starts;
 
     /** Elements {@code [b << shift, (b + 1) << shift)} form bucket {@code b}. */
@@ -32,10 +34,10 @@ public final class RangeTable {
         this.starts = starts;
         int n = starts.length - 1;
         int total = starts[n];
-        // The smallest power-of-two width that keeps the bucket count at most 2n.
+        // The smallest power-of-two width that keeps the bucket count at most min(2n, 1024).
         int width = 1;
         int s = 0;
-        while ((long) width * 2 * Math.max(n, 1) < total) {
+        while ((long) width * Math.min(2L * Math.max(n, 1), MAX_BUCKETS) < total) {
             width <<= 1;
             s++;
         }
