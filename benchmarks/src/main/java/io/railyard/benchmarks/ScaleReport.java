@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,22 +22,57 @@ import org.openjdk.jol.info.GraphLayout;
  *
  * @param parallelism parallelism of source and sink
  * @param buildTopologyMillis median time to build the job graph and its execution topology
+ * @param buildRegionsMillis median time to build the pipelined regions of that topology
+ * @param initSchedulingMillis median time to initialise the region scheduling strategy
+ * @param scheduleDownstreamMillis median time to deploy every sink region when the last source task
+ *     finishes
  * @param topologyBytes retained bytes of the execution topology and its job graph
+ * @param regionsBytes retained bytes the regions add to the topology
+ * @param numRegions number of pipelined regions
  * @param connections task-level connections the topology stands for
  */
 public record ScaleReport(
-        int parallelism, double buildTopologyMillis, long topologyBytes, long connections) {
+        int parallelism,
+        double buildTopologyMillis,
+        double buildRegionsMillis,
+        double initSchedulingMillis,
+        double scheduleDownstreamMillis,
+        long topologyBytes,
+        long regionsBytes,
+        int numRegions,
+        long connections) {
 
     /** Runs every procedure at {@code parallelism} and measures its footprint. */
     public static ScaleReport measure(int parallelism) {
         double buildMillis = Timing.medianMillis(i -> BuildTopology.run(parallelism));
         ExecutionTopology topology = BuildTopology.run(parallelism);
-        long bytes = retainedBytes(topology);
+        double regionsMillis = Timing.medianMillis(i -> RegionProcedures.buildRegions(topology));
+        PipelinedRegions regions = RegionProcedures.buildRegions(topology);
+        double initMillis =
+                Timing.medianMillis(
+                        i ->
+                                RegionProcedures.initScheduling(
+                                        regions, new RegionProcedures.CountingDeployer()));
+        double downstreamMillis =
+                Timing.medianMillis(
+                        () -> new RegionProcedures.Downstream(regions),
+                        RegionProcedures.Downstream::finishLastSource);
+        long topologyBytes = retainedBytes(topology);
+        long regionsBytes = retainedBytes(regions) - topologyBytes;
         long connections = 0;
         for (int g = 0; g < topology.numGroups(); g++) {
             connections += topology.numConnections(g);
         }
-        return new ScaleReport(parallelism, buildMillis, bytes, connections);
+        return new ScaleReport(
+                parallelism,
+                buildMillis,
+                regionsMillis,
+                initMillis,
+                downstreamMillis,
+                topologyBytes,
+                regionsBytes,
+                regions.numRegions(),
+                connections);
     }
 
     /** Bytes of every object reachable from {@code root}, as JOL counts them. */
@@ -51,8 +87,15 @@ public record ScaleReport(
         ObjectNode job = root.putObject("job");
         job.put("shape", "source -> sink, ALL_TO_ALL, BLOCKING");
         job.put("connections", connections);
-        root.putObject("procedures").putObject("build_topology").put("ms", buildTopologyMillis);
-        root.putObject("memory").put("topology", topologyBytes);
+        job.put("regions", numRegions);
+        ObjectNode procedures = root.putObject("procedures");
+        procedures.putObject("build_topology").put("ms", buildTopologyMillis);
+        procedures.putObject("build_regions").put("ms", buildRegionsMillis);
+        procedures.putObject("init_scheduling").put("ms", initSchedulingMillis);
+        procedures.putObject("schedule_downstream").put("ms", scheduleDownstreamMillis);
+        ObjectNode memory = root.putObject("memory");
+        memory.put("topology", topologyBytes);
+        memory.put("regions", regionsBytes);
         ObjectNode machine = root.putObject("machine");
         machine.put("cores", Runtime.getRuntime().availableProcessors());
         machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
@@ -80,9 +123,10 @@ public record ScaleReport(
                 String.format(
                         Locale.ROOT,
                         "Railyard scale report: source -> sink, P = %,d, ALL_TO_ALL BLOCKING"
-                                + " (%,d connections)%n",
+                                + " (%,d connections, %,d regions)%n",
                         parallelism,
-                        connections));
+                        connections,
+                        numRegions));
         out.append(
                 String.format(
                         Locale.ROOT,
@@ -92,42 +136,28 @@ public record ScaleReport(
                         System.getProperty("os.arch"),
                         System.getProperty("java.vm.name"),
                         System.getProperty("java.version")));
-        String row = "%-34s %16s %16s %16s%n";
-        out.append(
-                String.format(
-                        Locale.ROOT, row, "procedure", "Railyard", "Flink 1.12*", "Flink 1.14*"));
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        row,
-                        "build topology + groups",
-                        humanMillis(buildTopologyMillis),
-                        "-",
-                        "-"));
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        row,
-                        "  (job initialization, published)",
-                        "",
-                        "11,431 ms",
-                        "627 ms"));
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        row,
-                        "topology memory (retained)",
-                        humanBytes(topologyBytes),
-                        "> 4 GiB",
-                        "~12 MiB"));
+        row(out, "procedure", "Railyard", "Flink 1.12*", "Flink 1.14*");
+        row(out, "build topology + groups", humanMillis(buildTopologyMillis), "-", "-");
+        row(out, "build regions", humanMillis(buildRegionsMillis), "-", "-");
+        row(out, "init scheduling", humanMillis(initSchedulingMillis), "-", "-");
+        row(out, "  (job initialization, published)", "", "11,431 ms", "627 ms");
+        row(out, "schedule downstream", humanMillis(scheduleDownstreamMillis), "-", "-");
+        row(out, "  (task deployment, published)", "", "63,118 ms", "17,183 ms");
+        row(out, "topology memory (retained)", humanBytes(topologyBytes), "> 4 GiB", "~12 MiB");
+        row(out, "regions memory (retained)", humanBytes(regionsBytes), "-", "-");
         out.append(
                 String.format(
                         Locale.ROOT,
                         "%n* published by Flink for P = 10,000 (Flink blog on scheduler"
                                 + " performance); not measured here. Flink's job initialization"
-                                + " also builds pipelined regions, which Railyard adds in a later"
-                                + " procedure.%n"));
+                                + " covers Railyard's first three procedures; its task deployment"
+                                + " also creates deployment descriptors (a later procedure).%n"));
         return out.toString();
+    }
+
+    private static void row(
+            StringBuilder out, String label, String ours, String f112, String f114) {
+        out.append(String.format(Locale.ROOT, "%-34s %16s %16s %16s%n", label, ours, f112, f114));
     }
 
     static String humanMillis(double millis) {

@@ -3,7 +3,9 @@ package io.railyard.benchmarks;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.util.Arrays;
+import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * Wall-clock timing for the scale report: warm up, then the median of several samples, each sample
@@ -40,6 +42,27 @@ final class Timing {
         double[] samples = new double[SAMPLES];
         for (int s = 0; s < SAMPLES; s++) {
             samples[s] = timeBatch(operation, batch) / (double) batch / 1e6;
+        }
+        Arrays.sort(samples);
+        return samples[SAMPLES / 2];
+    }
+
+    /**
+     * The median time of {@code operation} alone, in milliseconds, each call on a fresh state from
+     * {@code setup} that is prepared outside the timed part. For operations that consume their
+     * state and take at least microseconds, so that one call is measurable on its own.
+     */
+    static <S> double medianMillis(Supplier<S> setup, Function<S, ?> operation) {
+        long warmupEnd = System.nanoTime() + WARMUP_NANOS;
+        for (int calls = 0; System.nanoTime() < warmupEnd || calls < 3; calls++) {
+            consume(operation.apply(setup.get()));
+        }
+        double[] samples = new double[SAMPLES];
+        for (int s = 0; s < SAMPLES; s++) {
+            S state = setup.get();
+            long start = System.nanoTime();
+            consume(operation.apply(state));
+            samples[s] = (System.nanoTime() - start) / 1e6;
         }
         Arrays.sort(samples);
         return samples[SAMPLES / 2];

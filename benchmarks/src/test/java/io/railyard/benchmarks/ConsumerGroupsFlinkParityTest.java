@@ -14,15 +14,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.executiongraph.IntermediateResultPartition;
-import org.apache.flink.runtime.executiongraph.TestingDefaultExecutionGraphBuilder;
-import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
 import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
-import org.apache.flink.runtime.jobgraph.JobGraphTestUtils;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup;
 import org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
-import org.apache.flink.runtime.testtasks.NoOpInvokable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,28 +62,17 @@ class ConsumerGroupsFlinkParityTest {
 
     private static void assertSameGroups(int producers, int consumers, DistributionPattern pattern)
             throws Exception {
-        ExecutionTopology railyard =
-                ExecutionTopology.of(
-                        JobGraph.builder()
-                                .addVertex("source", producers)
-                                .addVertex("sink", consumers)
-                                .connect("source", "sink", pattern, ResultPartitionType.BLOCKING)
-                                .build());
-        JobVertex source = flinkVertex("source", producers);
-        JobVertex sink = flinkVertex("sink", consumers);
-        sink.connectNewDataSetAsInput(
-                source,
-                pattern == DistributionPattern.POINTWISE
-                        ? org.apache.flink.runtime.jobgraph.DistributionPattern.POINTWISE
-                        : org.apache.flink.runtime.jobgraph.DistributionPattern.ALL_TO_ALL,
-                org.apache.flink.runtime.io.network.partition.ResultPartitionType.BLOCKING,
-                new IntermediateDataSetID(),
-                false,
-                false);
-        DefaultExecutionGraph flink =
-                TestingDefaultExecutionGraphBuilder.newBuilder()
-                        .setJobGraph(JobGraphTestUtils.batchJobGraph(source, sink))
-                        .build(executor);
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", producers)
+                        .addVertex("sink", consumers)
+                        .connect("source", "sink", pattern, ResultPartitionType.BLOCKING)
+                        .build();
+        ExecutionTopology railyard = ExecutionTopology.of(graph);
+        FlinkJobs.Translation job = FlinkJobs.translate(graph);
+        DefaultExecutionGraph flink = FlinkJobs.executionGraph(job, executor);
+        JobVertex source = job.vertex(graph.vertexId("source"));
+        JobVertex sink = job.vertex(graph.vertexId("sink"));
         String edge = producers + " -> " + consumers + " " + pattern;
 
         ExecutionVertex[] sinks = flink.getJobVertex(sink.getID()).getTaskVertices();
@@ -120,13 +105,6 @@ class ConsumerGroupsFlinkParityTest {
                     .as("consumers of source#%s, %s", index, edge)
                     .isEqualTo(flinkConsumers);
         }
-    }
-
-    private static JobVertex flinkVertex(String name, int parallelism) {
-        JobVertex vertex = new JobVertex(name);
-        vertex.setParallelism(parallelism);
-        vertex.setInvokableClass(NoOpInvokable.class);
-        return vertex;
     }
 
     /** The ids of a range, each minus {@code offset} (task ids to subtask indexes). */

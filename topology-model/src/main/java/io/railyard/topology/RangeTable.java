@@ -35,15 +35,18 @@ public final class RangeTable {
         int n = starts.length - 1;
         int total = starts[n];
         // The smallest power-of-two width that keeps the bucket count at most min(2n, 1024).
+        // The array always has that many slots (plus one), so a table's footprint depends on n
+        // alone, never on the sizes of its ranges.
+        int maxBuckets = (int) Math.min(2L * Math.max(n, 1), MAX_BUCKETS);
         int width = 1;
         int s = 0;
-        while ((long) width * Math.min(2L * Math.max(n, 1), MAX_BUCKETS) < total) {
+        while ((long) width * maxBuckets < total) {
             width <<= 1;
             s++;
         }
         this.shift = s;
         int buckets = total == 0 ? 0 : ((total - 1) >>> s) + 1;
-        this.rangeOfBucket = new int[buckets + 1];
+        this.rangeOfBucket = new int[maxBuckets + 1];
         int range = 0;
         for (int b = 0; b < buckets; b++) {
             int first = b << s;
@@ -52,7 +55,7 @@ public final class RangeTable {
             }
             rangeOfBucket[b] = range;
         }
-        rangeOfBucket[buckets] = Math.max(n - 1, 0);
+        Arrays.fill(rangeOfBucket, buckets, maxBuckets + 1, Math.max(n - 1, 0));
     }
 
     /**

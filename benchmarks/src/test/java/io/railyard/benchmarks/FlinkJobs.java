@@ -1,0 +1,119 @@
+package io.railyard.benchmarks;
+
+import io.railyard.topology.DistributionPattern;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ResultPartitionType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
+import org.apache.flink.runtime.executiongraph.TestingDefaultExecutionGraphBuilder;
+import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
+import org.apache.flink.runtime.jobgraph.JobGraphTestUtils;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
+import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
+import org.apache.flink.runtime.testtasks.NoOpInvokable;
+
+/**
+ * Translates a Railyard {@link JobGraph} into flink-runtime's job graph and execution graph, for
+ * the Flink parity tests.
+ *
+ * <p>Flink job vertex {@code v} is Railyard job vertex {@code v}, with the same name and
+ * parallelism. Each Railyard <em>edge</em> becomes its own Flink dataset, with the edge's
+ * distribution pattern and its dataset's result type: Flink requires all consumers of one dataset
+ * to share a distribution pattern and a parallelism, Railyard does not, and the task-level
+ * connections and consumer groups of an edge are the same either way. Datasets without consumers
+ * connect no tasks and are left out. The job is a batch job.
+ */
+final class FlinkJobs {
+    private FlinkJobs() {}
+
+    /** A translated job: the Railyard graph, the Flink graph and the map between their ids. */
+    record Translation(
+            JobGraph railyard,
+            org.apache.flink.runtime.jobgraph.JobGraph flink,
+            List<JobVertex> vertices,
+            Map<JobVertexID, Integer> vertexIds) {
+
+        /** The Flink job vertex of Railyard job vertex {@code v}. */
+        JobVertex vertex(int v) {
+            return vertices.get(v);
+        }
+
+        /** The Railyard task id of a Flink execution vertex. */
+        int task(ExecutionVertexID id) {
+            Integer v = vertexIds.get(id.getJobVertexId());
+            if (v == null) {
+                throw new IllegalArgumentException("unknown Flink job vertex of " + id);
+            }
+            return railyard.task(v, id.getSubtaskIndex());
+        }
+    }
+
+    /** The Flink batch job of {@code graph}; see the class notes for the mapping. */
+    static Translation translate(JobGraph graph) {
+        List<JobVertex> vertices = new ArrayList<>(graph.numJobVertices());
+        Map<JobVertexID, Integer> vertexIds = new HashMap<>();
+        for (int v = 0; v < graph.numJobVertices(); v++) {
+            JobVertex vertex = new JobVertex(graph.vertexName(v));
+            vertex.setParallelism(graph.parallelism(v));
+            vertex.setInvokableClass(NoOpInvokable.class);
+            vertices.add(vertex);
+            vertexIds.put(vertex.getID(), v);
+        }
+        // Railyard edge ids are ordered by consumer, then insertion: Flink's inputs keep that
+        // order.
+        for (int e = 0; e < graph.numEdges(); e++) {
+            vertices.get(graph.edgeConsumer(e))
+                    .connectNewDataSetAsInput(
+                            vertices.get(graph.edgeProducer(e)),
+                            pattern(graph.edgePattern(e)),
+                            resultType(graph.edgeResultType(e)),
+                            new IntermediateDataSetID(),
+                            false,
+                            false);
+        }
+        org.apache.flink.runtime.jobgraph.JobGraph flink =
+                JobGraphTestUtils.batchJobGraph(vertices.toArray(new JobVertex[0]));
+        return new Translation(graph, flink, List.copyOf(vertices), Map.copyOf(vertexIds));
+    }
+
+    /** Flink's execution graph of a translated job, built with flink-runtime's test builder. */
+    static DefaultExecutionGraph executionGraph(Translation job, ScheduledExecutorService executor)
+            throws Exception {
+        return TestingDefaultExecutionGraphBuilder.newBuilder()
+                .setJobGraph(job.flink())
+                .build(executor);
+    }
+
+    /** Flink's distribution pattern of the same name. */
+    static org.apache.flink.runtime.jobgraph.DistributionPattern pattern(
+            DistributionPattern pattern) {
+        return switch (pattern) {
+            case ALL_TO_ALL -> org.apache.flink.runtime.jobgraph.DistributionPattern.ALL_TO_ALL;
+            case POINTWISE -> org.apache.flink.runtime.jobgraph.DistributionPattern.POINTWISE;
+        };
+    }
+
+    /** Flink's result partition type of the same name. */
+    static org.apache.flink.runtime.io.network.partition.ResultPartitionType resultType(
+            ResultPartitionType type) {
+        return switch (type) {
+            case PIPELINED ->
+                    org.apache.flink.runtime.io.network.partition.ResultPartitionType.PIPELINED;
+            case PIPELINED_BOUNDED ->
+                    org.apache.flink.runtime.io.network.partition.ResultPartitionType
+                            .PIPELINED_BOUNDED;
+            case BLOCKING ->
+                    org.apache.flink.runtime.io.network.partition.ResultPartitionType.BLOCKING;
+            case HYBRID_FULL ->
+                    org.apache.flink.runtime.io.network.partition.ResultPartitionType.HYBRID_FULL;
+            case HYBRID_SELECTIVE ->
+                    org.apache.flink.runtime.io.network.partition.ResultPartitionType
+                            .HYBRID_SELECTIVE;
+        };
+    }
+}
