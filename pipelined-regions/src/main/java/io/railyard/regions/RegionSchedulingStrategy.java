@@ -7,7 +7,6 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.ResultPartitionType;
-import it.unimi.dsi.fastutil.ints.IntHeapPriorityQueue;
 import java.util.BitSet;
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * Each gating group counts its partitions that are not ready (not finished, or producer not
  * scheduled); each region counts its inputs that are not consumable; a partition becoming ready
  * decrements its groups, a group reaching zero decrements its consumer regions, and regions
- * reaching zero enter a queue ordered by topological rank. So an event costs O(its consequences),
- * and a whole batch job's lifecycle is O(tasks + partitions + groups). Restarts run the same
+ * reaching zero enter a queue ordered by topological rank (a bit set over region ids, polled
+ * upwards). So an event costs O(its consequences) plus a scan of the queued id span in 64-bit
+ * words, and a whole batch job's lifecycle is O(tasks + partitions + groups). Restarts run the same
  * updates backwards, so the counters are exact at every moment.
  *
  * <h2>Threading</h2>
@@ -58,7 +58,7 @@ public final class RegionSchedulingStrategy {
     private final BitSet ready; // per partition
     private final boolean[] gatesOnFinish; // per dataset: BLOCKING, gating
     private final boolean[] gatesOnSchedule; // per dataset: hybrid, gating
-    private final IntHeapPriorityQueue queue = new IntHeapPriorityQueue();
+    private final RankQueue queue;
     private final TaskRangeCursor cursor;
     private boolean started;
     private boolean busy;
@@ -87,6 +87,7 @@ public final class RegionSchedulingStrategy {
             pending[r] = inputs.inputCount(r);
         }
         this.scheduled = new BitSet(regions.numRegions());
+        this.queue = new RankQueue(regions.numRegions());
         this.finished = new BitSet(graph.numTasks());
         this.ready = new BitSet(graph.numPartitions());
         this.gatesOnFinish = new boolean[graph.numDataSets()];
@@ -117,7 +118,7 @@ public final class RegionSchedulingStrategy {
             started = true;
             for (int r = 0; r < pending.length; r++) {
                 if (pending[r] == 0) {
-                    queue.enqueue(r);
+                    queue.add(r);
                 }
             }
             drain();
@@ -154,7 +155,7 @@ public final class RegionSchedulingStrategy {
             for (int k = 0; k < graph.numProducedDataSets(v); k++) {
                 int d = graph.producedDataSet(v, k);
                 if (gatesOnFinish[d]) {
-                    markReady(graph.firstPartition(d) + subtask, region);
+                    setReady(graph.firstPartition(d) + subtask, region, true);
                 }
             }
             drain();
@@ -187,7 +188,7 @@ public final class RegionSchedulingStrategy {
             }
             for (int region : restarted) {
                 if (pending[region] == 0) {
-                    queue.enqueue(region);
+                    queue.add(region);
                 }
             }
             drain();
@@ -220,8 +221,7 @@ public final class RegionSchedulingStrategy {
 
     /** Deploys queued regions, lowest topological rank first, as long as they stay eligible. */
     private void drain() {
-        while (!queue.isEmpty()) {
-            int region = queue.dequeueInt();
+        for (int region = queue.poll(); region >= 0; region = queue.poll()) {
             if (scheduled.get(region) || pending[region] != 0) {
                 continue; // queued twice, or re-armed by a restart since
             }
@@ -256,64 +256,51 @@ public final class RegionSchedulingStrategy {
                 }
                 int first = graph.firstPartition(d) + offset;
                 for (int p = first; p < first + count; p++) {
-                    if (markReady) {
-                        markReady(p, region);
-                    } else {
-                        markNotReady(p, region);
-                    }
+                    setReady(p, region, markReady);
                 }
             }
         }
     }
 
-    private void markReady(int p, int producerRegion) {
-        if (ready.get(p)) {
+    /**
+     * Marks partition {@code p} (produced in {@code producerRegion}) ready or not ready, and moves
+     * the counters of the groups and regions it gates by one step; no-op if already in that state.
+     */
+    private void setReady(int p, int producerRegion, boolean nowReady) {
+        if (ready.get(p) == nowReady) {
             return;
         }
-        ready.set(p);
+        ready.set(p, nowReady);
+        int delta = nowReady ? -1 : +1;
         int d = graph.dataSetOfPartition(p);
         int index = p - graph.firstPartition(d);
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             byte kind = inputs.kind(g);
             if (kind == RegionInputs.PLAIN) {
-                if (--notReady[g] == 0) {
-                    addToConsumers(g, -1);
+                if (stepTouchesZero(notReady, g, delta)) {
+                    addToConsumers(g, delta);
                 }
             } else if (kind == RegionInputs.CROSS) {
                 for (int entry = inputs.crossStart(g); entry < inputs.crossEnd(g); entry++) {
                     int consumerRegion = inputs.crossRegion(entry);
-                    if (consumerRegion != producerRegion && --crossNotReady[entry] == 0) {
-                        addPending(consumerRegion, -1);
+                    if (consumerRegion != producerRegion
+                            && stepTouchesZero(crossNotReady, entry, delta)) {
+                        addPending(consumerRegion, delta);
                     }
                 }
             }
         }
     }
 
-    private void markNotReady(int p, int producerRegion) {
-        if (!ready.get(p)) {
-            return;
-        }
-        ready.clear(p);
-        int d = graph.dataSetOfPartition(p);
-        int index = p - graph.firstPartition(d);
-        for (int k = 0; k < graph.numConsumerEdges(d); k++) {
-            int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
-            byte kind = inputs.kind(g);
-            if (kind == RegionInputs.PLAIN) {
-                if (notReady[g]++ == 0) {
-                    addToConsumers(g, +1);
-                }
-            } else if (kind == RegionInputs.CROSS) {
-                for (int entry = inputs.crossStart(g); entry < inputs.crossEnd(g); entry++) {
-                    int consumerRegion = inputs.crossRegion(entry);
-                    if (consumerRegion != producerRegion && crossNotReady[entry]++ == 0) {
-                        addPending(consumerRegion, +1);
-                    }
-                }
-            }
-        }
+    /**
+     * Adds {@code delta} (±1) to {@code counters[i]}; true when the count of not-ready items
+     * reaches zero (step down) or leaves zero (step up), which is when the input changes state.
+     */
+    private static boolean stepTouchesZero(int[] counters, int i, int delta) {
+        int before = counters[i];
+        counters[i] = before + delta;
+        return delta < 0 ? before + delta == 0 : before == 0;
     }
 
     /** Adds {@code delta} to the pending count of the region of every consumer of group g. */
@@ -329,7 +316,7 @@ public final class RegionSchedulingStrategy {
     private void addPending(int region, int delta) {
         pending[region] += delta;
         if (pending[region] == 0 && started && !scheduled.get(region)) {
-            queue.enqueue(region);
+            queue.add(region);
         }
     }
 }
