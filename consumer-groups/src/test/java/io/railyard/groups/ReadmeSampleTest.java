@@ -2,10 +2,9 @@ package io.railyard.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
-import io.railyard.topology.ResultPartitionType;
+import io.railyard.topology.ReadmeJob;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,22 +14,7 @@ class ReadmeSampleTest {
 
     @Test
     void readmeSample_runsAsDocumented() {
-        JobGraph graph =
-                JobGraph.builder()
-                        .addVertex("source", 10_000)
-                        .addVertex("map", 4_000)
-                        .addVertex("sink", 10_000)
-                        .connect(
-                                "source",
-                                "map",
-                                DistributionPattern.POINTWISE,
-                                ResultPartitionType.PIPELINED)
-                        .connect(
-                                "map",
-                                "sink",
-                                DistributionPattern.ALL_TO_ALL,
-                                ResultPartitionType.BLOCKING)
-                        .build();
+        JobGraph graph = ReadmeJob.graph();
 
         ExecutionTopology topology = ExecutionTopology.of(graph);
 

@@ -1,0 +1,35 @@
+package io.railyard.regions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ReadmeJob;
+import org.junit.jupiter.api.Test;
+
+/** The regions and scheduling sample of README.md, kept compiling and true. */
+class ReadmeSampleTest {
+
+    @Test
+    void readmeSample_runsAsDocumented() {
+        JobGraph graph = ReadmeJob.graph();
+        ExecutionTopology topology = ExecutionTopology.of(graph);
+        int sink7 = graph.task(graph.vertexId("sink"), 7);
+        TestingRegionDeployer deployer = new TestingRegionDeployer();
+
+        PipelinedRegions regions = PipelinedRegions.build(topology);
+        int region = regions.regionOf(sink7);
+        RegionSchedulingStrategy strategy =
+                new RegionSchedulingStrategy(RegionInputs.of(regions), deployer);
+        strategy.startScheduling();
+        int deployedAtStart = deployer.takeDeployed().length;
+        strategy.onTaskFinished(graph.task(graph.vertexId("map"), 0));
+
+        assertThat(regions.numRegions()).isEqualTo(14_000);
+        assertThat(region).isEqualTo(4_007);
+        assertThat(regions.describe(0)).isEqualTo("[source#0, source#1, map#0]");
+        assertThat(deployedAtStart).isEqualTo(4_000);
+        assertThat(deployer.takeDeployed()).isEmpty();
+        assertThat(strategy.pendingInputs(region)).isEqualTo(1);
+    }
+}
