@@ -1,0 +1,253 @@
+package io.railyard.failover;
+
+import static com.google.common.base.Preconditions.checkElementIndex;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.RegionInputs;
+import io.railyard.regions.TaskRangeCursor;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedRange;
+import java.util.Arrays;
+import java.util.BitSet;
+
+/**
+ * The tasks to restart when a task fails, by the region rules of FLIP-1 (those of Apache Flink's
+ * {@code RestartPipelinedRegionFailoverStrategy}):
+ *
+ * <ol>
+ *   <li>the failed task's region restarts;
+ *   <li>if a region restarts, the producer region of every partition it consumes that is not
+ *       available restarts — not available means not yet produced, lost or released ({@link
+ *       PartitionAvailability}), or of a type that cannot be re-read after a failure (PIPELINED,
+ *       PIPELINED_BOUNDED, HYBRID_SELECTIVE);
+ *   <li>if a region restarts, every region consuming from it restarts.
+ * </ol>
+ *
+ * <h2>Cost</h2>
+ *
+ * A breadth-first walk over regions. Each consumed partition group is expanded (its partitions
+ * asked for availability, a word of 64 at a time) at most once, and each consumer vertex group (its
+ * consumers' regions visited) at most once, per failure; a region's task ranges are turned into
+ * group ranges arithmetically, so nothing is done per task-level connection. One call is
+ * O(restarted regions' task ranges × their edges + groups expanded + their partitions and
+ * consumers). Visited marks are epoch-stamped int arrays allocated once, so a call allocates
+ * nothing proportional to the job once the {@link RestartSet} it fills has grown.
+ *
+ * <p>Not thread-safe: one instance per JobManager main thread. The availability is read, never
+ * changed; marking a partition lost is the caller's business.
+ */
+public final class RegionFailover {
+    private final PipelinedRegions regions;
+    private final RegionInputs inputs;
+    private final ExecutionTopology topology;
+    private final JobGraph graph;
+    private final PartitionAvailability availability;
+    private final boolean[] reconsumable; // per dataset
+    private final TaskRangeCursor cursor;
+
+    private final int[] regionStamp; // per region: epoch when visited
+    private final int[] consumedStamp; // per group: epoch when its partitions were checked
+    private final int[] consumerStamp; // per group: epoch when its consumers were visited
+    private final int[] queue; // regions to expand, FIFO; each region enters at most once
+    private final BitSet ascending; // scratch: the visited regions, to list them in id order
+    private final int[] openStart; // per job vertex: the range being merged, while openStamp
+    private final int[] openEnd;
+    private final int[] openStamp;
+    private final int[] touchedVertices;
+    private int numTouched;
+    private int epoch;
+    private int tail;
+
+    /**
+     * Failover over the regions of {@code inputs}, reading {@code availability}. O(regions + groups
+     * + job vertices) time and int arrays of that size.
+     */
+    public RegionFailover(RegionInputs inputs, PartitionAvailability availability) {
+        this.inputs = inputs;
+        this.regions = inputs.regions();
+        this.topology = regions.topology();
+        this.graph = topology.jobGraph();
+        this.availability = availability;
+        this.reconsumable = new boolean[graph.numDataSets()];
+        for (int d = 0; d < reconsumable.length; d++) {
+            reconsumable[d] = graph.resultType(d).isReconsumable();
+        }
+        this.cursor = regions.newTaskRangeCursor();
+        this.regionStamp = new int[regions.numRegions()];
+        this.consumedStamp = new int[topology.numGroups()];
+        this.consumerStamp = new int[topology.numGroups()];
+        this.queue = new int[regions.numRegions()];
+        this.ascending = new BitSet(regions.numRegions());
+        this.openStart = new int[graph.numJobVertices()];
+        this.openEnd = new int[graph.numJobVertices()];
+        this.openStamp = new int[graph.numJobVertices()];
+        this.touchedVertices = new int[graph.numJobVertices()];
+    }
+
+    /** The regions this failover works on. */
+    public PipelinedRegions regions() {
+        return regions;
+    }
+
+    /**
+     * The tasks to restart when task {@code failedTask} fails, as a new {@link RestartSet}.
+     *
+     * @throws IndexOutOfBoundsException if {@code failedTask} is not a task id
+     */
+    public RestartSet tasksToRestart(int failedTask) {
+        RestartSet result = new RestartSet();
+        tasksToRestart(failedTask, result);
+        return result;
+    }
+
+    /**
+     * Fills {@code into} (cleared first) with the tasks to restart when task {@code failedTask}
+     * fails. See the class notes for the cost.
+     *
+     * @throws IndexOutOfBoundsException if {@code failedTask} is not a task id
+     */
+    public void tasksToRestart(int failedTask, RestartSet into) {
+        checkElementIndex(failedTask, graph.numTasks(), "failedTask");
+        nextEpoch();
+        tail = 0;
+        visit(regions.regionOf(failedTask));
+        for (int head = 0; head < tail; head++) {
+            expand(queue[head]);
+        }
+        collect(into);
+    }
+
+    private void nextEpoch() {
+        if (++epoch == 0) { // after 2^32 calls: forget every mark once
+            Arrays.fill(regionStamp, 0);
+            Arrays.fill(consumedStamp, 0);
+            Arrays.fill(consumerStamp, 0);
+            Arrays.fill(openStamp, 0);
+            epoch = 1;
+        }
+    }
+
+    private void visit(int region) {
+        if (regionStamp[region] != epoch) {
+            regionStamp[region] = epoch;
+            queue[tail++] = region;
+        }
+    }
+
+    /** Applies rules 2 and 3 to region {@code region}, one task range and edge at a time. */
+    private void expand(int region) {
+        for (cursor.reset(region); cursor.next(); ) {
+            int v = graph.vertexOfTask(cursor.start());
+            int low = cursor.start() - graph.firstTask(v);
+            int high = cursor.end() - 1 - graph.firstTask(v);
+            for (int k = 0; k < graph.numInputEdges(v); k++) {
+                int e = graph.inputEdge(v, k);
+                int last = topology.consumedGroupOnEdge(e, high);
+                for (int g = topology.consumedGroupOnEdge(e, low); g <= last; g++) {
+                    if (isExternal(g) && consumedStamp[g] != epoch) {
+                        consumedStamp[g] = epoch;
+                        visitUnavailableProducers(e, g);
+                    }
+                }
+            }
+            for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+                int d = graph.producedDataSet(v, k);
+                for (int j = 0; j < graph.numConsumerEdges(d); j++) {
+                    int e = graph.consumerEdge(d, j);
+                    int last = topology.consumerGroupOnEdge(e, high);
+                    for (int g = topology.consumerGroupOnEdge(e, low); g <= last; g++) {
+                        if (isExternal(g) && consumerStamp[g] != epoch) {
+                            consumerStamp[g] = epoch;
+                            visitConsumers(e, g);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether group {@code g} may link two regions. PIPELINED and INTERNAL groups have all their
+     * producers and consumers in one region, so they can add nothing.
+     */
+    private boolean isExternal(int g) {
+        byte kind = inputs.kind(g);
+        return kind == RegionInputs.PLAIN || kind == RegionInputs.CROSS;
+    }
+
+    /** Rule 2 for one consumed group. */
+    private void visitUnavailableProducers(int e, int g) {
+        int d = graph.edgeDataSet(e);
+        int producer = graph.edgeProducer(e);
+        int first = graph.firstPartition(d);
+        long partitions = topology.partitionRange(g);
+        int start = PackedRange.start(partitions);
+        int end = PackedRange.end(partitions);
+        if (!reconsumable[d]) {
+            for (int p = start; p < end; p++) {
+                visit(regions.regionOf(producer, p - first));
+            }
+            return;
+        }
+        for (int p = availability.nextUnavailable(start, end);
+                p < end;
+                p = availability.nextUnavailable(p + 1, end)) {
+            visit(regions.regionOf(producer, p - first));
+        }
+    }
+
+    /** Rule 3 for one consumer vertex group. */
+    private void visitConsumers(int e, int g) {
+        int consumer = graph.edgeConsumer(e);
+        int first = graph.firstTask(consumer);
+        long consumers = topology.consumerRange(g);
+        for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
+            visit(regions.regionOf(consumer, c - first));
+        }
+    }
+
+    /** Lists the visited regions in id order and their tasks as merged ranges per job vertex. */
+    private void collect(RestartSet into) {
+        into.clear();
+        int lowest = Integer.MAX_VALUE;
+        for (int i = 0; i < tail; i++) {
+            ascending.set(queue[i]);
+            lowest = Math.min(lowest, queue[i]);
+        }
+        numTouched = 0;
+        int region = lowest;
+        for (int i = 1; ; i++) {
+            ascending.clear(region);
+            into.addRegion(region);
+            for (cursor.reset(region); cursor.next(); ) {
+                appendRange(into, cursor.start(), cursor.end());
+            }
+            if (i == tail) {
+                break; // not one more nextSetBit: it would scan to the end of the bit set
+            }
+            region = ascending.nextSetBit(region + 1);
+        }
+        for (int i = 0; i < numTouched; i++) {
+            int v = touchedVertices[i];
+            into.addRange(v, openStart[v], openEnd[v]);
+        }
+        into.finish(graph);
+    }
+
+    /** Extends the open range of the task's job vertex, or flushes it and opens a new one. */
+    private void appendRange(RestartSet into, int start, int end) {
+        int v = graph.vertexOfTask(start);
+        if (openStamp[v] != epoch) {
+            openStamp[v] = epoch;
+            touchedVertices[numTouched++] = v;
+        } else if (openEnd[v] == start) {
+            openEnd[v] = end;
+            return;
+        } else {
+            into.addRange(v, openStart[v], openEnd[v]);
+        }
+        openStart[v] = start;
+        openEnd[v] = end;
+    }
+}

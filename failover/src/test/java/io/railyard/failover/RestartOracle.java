@@ -1,0 +1,70 @@
+package io.railyard.failover;
+
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.NaiveConnections;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.function.IntPredicate;
+
+/**
+ * The region failover rules applied to every task-level connection of the expanded task graph: an
+ * independent oracle for {@link RegionFailover}. O(connections) per query; small graphs only.
+ */
+final class RestartOracle {
+    private final JobGraph graph;
+    private final PipelinedRegions regions;
+    private final List<List<int[]>> inputsOfRegion = new ArrayList<>(); // {producer region, p}
+    private final List<BitSet> consumersOfRegion = new ArrayList<>();
+
+    RestartOracle(PipelinedRegions regions) {
+        this.regions = regions;
+        this.graph = regions.topology().jobGraph();
+        for (int r = 0; r < regions.numRegions(); r++) {
+            inputsOfRegion.add(new ArrayList<>());
+            consumersOfRegion.add(new BitSet());
+        }
+        NaiveConnections.forEach(
+                graph,
+                (edge, partition, consumer) -> {
+                    int producerRegion =
+                            regions.regionOf(NaiveConnections.producerTask(graph, partition));
+                    int consumerRegion = regions.regionOf(consumer);
+                    inputsOfRegion.get(consumerRegion).add(new int[] {producerRegion, partition});
+                    consumersOfRegion.get(producerRegion).set(consumerRegion);
+                });
+    }
+
+    /** The tasks to restart, ascending, when {@code failedTask} fails. */
+    int[] tasksToRestart(int failedTask, IntPredicate available) {
+        BitSet restart = new BitSet();
+        ArrayDeque<Integer> work = new ArrayDeque<>();
+        int failedRegion = regions.regionOf(failedTask);
+        restart.set(failedRegion);
+        work.add(failedRegion);
+        while (!work.isEmpty()) {
+            int region = work.poll();
+            for (int[] input : inputsOfRegion.get(region)) {
+                boolean readable =
+                        graph.resultType(graph.dataSetOfPartition(input[1])).isReconsumable()
+                                && available.test(input[1]);
+                if (!readable && !restart.get(input[0])) {
+                    restart.set(input[0]);
+                    work.add(input[0]);
+                }
+            }
+            BitSet consumers = consumersOfRegion.get(region);
+            for (int c = consumers.nextSetBit(0); c >= 0; c = consumers.nextSetBit(c + 1)) {
+                if (!restart.get(c)) {
+                    restart.set(c);
+                    work.add(c);
+                }
+            }
+        }
+        return java.util.stream.IntStream.range(0, graph.numTasks())
+                .filter(task -> restart.get(regions.regionOf(task)))
+                .toArray();
+    }
+}
