@@ -144,6 +144,29 @@ public final class PartitionRelease {
         }
     }
 
+    /**
+     * The job is over (failed or cancelled): releases every tracked partition not released yet,
+     * each exactly once, as if every consumer region had finished. O(groups + partitions of
+     * multi-consumer datasets).
+     */
+    public void releaseAll() {
+        for (int e = 0; e < graph.numEdges(); e++) {
+            if (!tracked[graph.edgeDataSet(e)]) {
+                continue;
+            }
+            for (int g = topology.firstGroup(e);
+                    g < topology.firstGroup(e) + topology.numGroups(e);
+                    g++) {
+                if (unfinishedConsumers[g] > 0) {
+                    unfinishedConsumers[g] = 0;
+                    becameReleasable(e, g);
+                }
+            }
+        }
+        finishedRegions.set(0, regions.numRegions());
+        finishedTasks.set(0, graph.numTasks());
+    }
+
     /** Whether every consumer region of group {@code group} has finished. O(1). */
     public boolean isReleasable(int group) {
         checkElementIndex(group, topology.numGroups(), "group");

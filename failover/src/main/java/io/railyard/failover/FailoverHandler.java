@@ -1,0 +1,205 @@
+package io.railyard.failover;
+
+import static com.google.common.base.Preconditions.checkElementIndex;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.RegionInputs;
+import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.topology.JobGraph;
+import java.lang.System.Logger.Level;
+
+/**
+ * Where failover meets scheduling: task events with attempt numbers in, restart decisions out. Ties
+ * together the region rules ({@link RegionFailover}), partition availability ({@link
+ * PartitionTracker}), partition release ({@link PartitionRelease}), a {@link RestartBackoffPolicy}
+ * and the {@link RegionSchedulingStrategy}.
+ *
+ * <h2>Attempts</h2>
+ *
+ * Every region has an attempt number, starting at 0, shared by its tasks (they are always restarted
+ * together). A failure bumps the attempt of every restarted region at once, so events still in
+ * flight from the cancelled attempt — a second failure of the same task, a failure of another task
+ * of the same region, a late "finished" — are stale and ignored (logged at DEBUG): one failure, one
+ * restart, counted once by the back-off policy.
+ *
+ * <h2>Lifecycle of a failure</h2>
+ *
+ * <ol>
+ *   <li>{@link #onTaskFailed(int, int, int)}: a partition named as the cause is marked lost; the
+ *       restart set is computed; the policy decides. On RESTART the regions' attempts are bumped
+ *       and the caller cancels the tasks; on FAIL_JOB the job is over and every partition the
+ *       scheduler tracks is released through the {@link ReleaseListener}.
+ *   <li>After the delay, {@link #restart(FailureHandling)}: the restarted tasks' partitions become
+ *       unavailable, release counters are re-armed, and the scheduling strategy takes the regions
+ *       back and redeploys each as soon as its inputs are consumable.
+ * </ol>
+ *
+ * <p>Not thread-safe: the JobManager's main thread only (the scheduling strategy asserts it). A
+ * failure costs what {@link RegionFailover} costs plus O(restarted regions); a finished task O(1)
+ * plus the consequences in the strategy and the release tracking.
+ */
+public final class FailoverHandler {
+    private static final System.Logger LOG = System.getLogger(FailoverHandler.class.getName());
+
+    private final PipelinedRegions regions;
+    private final JobGraph graph;
+    private final RegionSchedulingStrategy strategy;
+    private final RestartBackoffPolicy policy;
+    private final PartitionTracker tracker;
+    private final PartitionRelease release;
+    private final RegionFailover failover;
+    private final int[] attempt; // per region
+    private boolean jobFailed;
+
+    /**
+     * A handler for the job scheduled by {@code strategy}; partitions to release go to {@code
+     * releaseListener}. O(regions + groups + consumers) to build.
+     */
+    public FailoverHandler(
+            RegionInputs inputs,
+            RegionSchedulingStrategy strategy,
+            RestartBackoffPolicy policy,
+            ReleaseListener releaseListener) {
+        checkState(
+                strategy.regions() == inputs.regions(),
+                "the strategy schedules other regions than the given RegionInputs describe");
+        this.regions = inputs.regions();
+        this.graph = regions.topology().jobGraph();
+        this.strategy = strategy;
+        this.policy = policy;
+        this.tracker = new PartitionTracker(graph);
+        this.release =
+                new PartitionRelease(
+                        regions,
+                        (from, to) -> {
+                            tracker.onPartitionsInvalidated(from, to);
+                            releaseListener.release(from, to);
+                        });
+        this.failover = new RegionFailover(inputs, tracker);
+        this.attempt = new int[regions.numRegions()];
+    }
+
+    /** The current attempt number of task {@code task} (that of its region). O(log V). */
+    public int attempt(int task) {
+        checkElementIndex(task, graph.numTasks(), "task");
+        return attempt[regions.regionOf(task)];
+    }
+
+    /** The partition availability this handler maintains (read-only use). */
+    public PartitionAvailability availability() {
+        return tracker;
+    }
+
+    /**
+     * Attempt {@code taskAttempt} of task {@code task} finished: its partitions become available,
+     * release counters move, and the strategy deploys what that unlocks. Returns false (and does
+     * nothing) for a stale attempt or after the job failed.
+     */
+    public boolean onTaskFinished(int task, int taskAttempt) {
+        if (isStale(task, taskAttempt, "finished")) {
+            return false;
+        }
+        int v = graph.vertexOfTask(task);
+        for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+            int d = graph.producedDataSet(v, k);
+            tracker.onPartitionFinished(graph.firstPartition(d) + graph.subtaskIndex(task));
+        }
+        release.onTaskFinished(task);
+        strategy.onTaskFinished(task);
+        return true;
+    }
+
+    /**
+     * Attempt {@code taskAttempt} of task {@code task} failed, caused by reading partition {@code
+     * lostPartition} (or {@code -1} when the cause is not a lost partition). See the class notes.
+     *
+     * @throws IndexOutOfBoundsException if the task or the partition id is out of range
+     */
+    public FailureHandling onTaskFailed(int task, int taskAttempt, int lostPartition) {
+        if (lostPartition != -1) {
+            checkElementIndex(lostPartition, graph.numPartitions(), "lostPartition");
+        }
+        if (isStale(task, taskAttempt, "failed")) {
+            return new FailureHandling(
+                    FailureHandling.Outcome.IGNORED, 0, null, "stale attempt " + taskAttempt);
+        }
+        if (lostPartition != -1) {
+            tracker.onPartitionLost(lostPartition);
+        }
+        RestartDecision decision = policy.onFailure();
+        if (!decision.restart()) {
+            failJob();
+            return new FailureHandling(
+                    FailureHandling.Outcome.FAIL_JOB, 0, null, decision.reason());
+        }
+        RestartSet tasks = failover.tasksToRestart(task);
+        for (int i = 0; i < tasks.numRegions(); i++) {
+            attempt[tasks.region(i)]++;
+        }
+        return new FailureHandling(
+                FailureHandling.Outcome.RESTART, decision.delayMillis(), tasks, decision.reason());
+    }
+
+    /**
+     * Partition {@code partition} was found lost outside a task failure (its worker was lost, or a
+     * check found its file missing): it is no longer available, so a later failure that needs it
+     * restarts its producer. Nothing restarts now. O(1).
+     *
+     * @throws IndexOutOfBoundsException if {@code partition} is out of range
+     */
+    public void onPartitionLost(int partition) {
+        tracker.onPartitionLost(partition);
+    }
+
+    /**
+     * Restarts the tasks of a RESTART decision after its delay: their partitions become
+     * unavailable, release counters re-arm, and the strategy redeploys the regions as soon as their
+     * inputs are consumable. O(the set's ranges × produced datasets + the strategy's work).
+     *
+     * @throws IllegalStateException if the outcome is not RESTART or the job has failed
+     */
+    public void restart(FailureHandling handling) {
+        RestartSet tasks = handling.restartSet();
+        checkState(!jobFailed, "the job has failed; nothing restarts");
+        for (int i = 0; i < tasks.numRanges(); i++) {
+            int v = tasks.rangeVertex(i);
+            int low = tasks.rangeStart(i) - graph.firstTask(v);
+            int high = tasks.rangeEnd(i) - graph.firstTask(v);
+            for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+                int first = graph.firstPartition(graph.producedDataSet(v, k));
+                tracker.onPartitionsInvalidated(first + low, first + high);
+            }
+        }
+        int[] restarted = tasks.regions();
+        release.onRegionsRestarted(restarted);
+        strategy.restartRegions(restarted);
+    }
+
+    /** Whether the back-off policy refused a restart. */
+    public boolean isJobFailed() {
+        return jobFailed;
+    }
+
+    private boolean isStale(int task, int taskAttempt, String event) {
+        int current = attempt(task);
+        if (jobFailed || taskAttempt != current) {
+            LOG.log(
+                    Level.DEBUG,
+                    "ignoring {0} of {1} attempt {2}: current attempt {3}, job failed: {4}",
+                    event,
+                    graph.taskName(task),
+                    taskAttempt,
+                    current,
+                    jobFailed);
+            return true;
+        }
+        return false;
+    }
+
+    /** The job is over: every partition not released yet is released now. */
+    private void failJob() {
+        jobFailed = true;
+        release.releaseAll();
+    }
+}

@@ -1,0 +1,211 @@
+package io.railyard.failover;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static io.railyard.topology.DistributionPattern.POINTWISE;
+import static io.railyard.topology.ResultPartitionType.BLOCKING;
+import static io.railyard.topology.ResultPartitionType.PIPELINED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.failover.FailureHandling.Outcome;
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.RegionInputs;
+import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.topology.JobGraph;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.time.Duration;
+import java.util.BitSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The failover handler end to end with the scheduling strategy: attempts and stale events, lost
+ * partitions, back-off exhaustion and release (RELIABILITY.md rows 8–13).
+ */
+class FailoverHandlerTest {
+    private final IntArrayList deployed = new IntArrayList();
+    private final BitSet released = new BitSet();
+    private int releasedTwice;
+    private int failures;
+
+    /** a(2) -> b(2) -> c(2), every edge ALL_TO_ALL BLOCKING: six singleton regions. */
+    private static JobGraph chain() {
+        return JobGraph.builder()
+                .addVertex("a", 2)
+                .addVertex("b", 2)
+                .addVertex("c", 2)
+                .connect("a", "b", ALL_TO_ALL, BLOCKING)
+                .connect("b", "c", ALL_TO_ALL, BLOCKING)
+                .build();
+    }
+
+    private FailoverHandler handler(JobGraph graph, RestartBackoffPolicy policy) {
+        RegionInputs inputs = RegionInputs.of(PipelinedRegions.build(ExecutionTopology.of(graph)));
+        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, deployed::add);
+        FailoverHandler handler =
+                new FailoverHandler(
+                        inputs,
+                        strategy,
+                        () -> {
+                            failures++;
+                            return policy.onFailure();
+                        },
+                        (from, to) -> {
+                            releasedTwice += released.get(from, to).cardinality();
+                            released.set(from, to);
+                        });
+        strategy.startScheduling();
+        return handler;
+    }
+
+    private static void finishAll(FailoverHandler handler, JobGraph graph, String vertex) {
+        int v = graph.vertexId(vertex);
+        for (int i = 0; i < graph.parallelism(v); i++) {
+            int task = graph.task(v, i);
+            assertThat(handler.onTaskFinished(task, handler.attempt(task))).isTrue();
+        }
+    }
+
+    @Test
+    void twoFailuresOfOneAttempt_makeOneRestart_countedOnce() {
+        JobGraph graph = chain();
+        FailoverHandler handler =
+                handler(graph, RestartBackoffPolicy.fixedDelay(5, Duration.ofMillis(7)));
+        finishAll(handler, graph, "a");
+        int b0 = graph.task(graph.vertexId("b"), 0);
+        int b1 = graph.task(graph.vertexId("b"), 1);
+        assertThat(handler.onTaskFinished(b1, 0)).isTrue(); // else b#1 restarts too: not produced
+
+        FailureHandling first = handler.onTaskFailed(b0, 0, -1);
+        FailureHandling again = handler.onTaskFailed(b0, 0, -1);
+
+        assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
+        assertThat(first.delayMillis()).isEqualTo(7);
+        assertThat(first.restartSet().toTaskArray()) // b#0 and both sinks
+                .containsExactly(b0, graph.task(2, 0), graph.task(2, 1));
+        assertThat(again.outcome()).isEqualTo(Outcome.IGNORED);
+        assertThat(failures).isEqualTo(1);
+        assertThat(handler.attempt(b0)).isEqualTo(1);
+        assertThat(handler.attempt(graph.task(2, 1))).isEqualTo(1);
+        assertThat(handler.attempt(graph.task(1, 1))).isZero();
+    }
+
+    @Test
+    void staleFinishedEvent_isIgnored_andChangesNothing() {
+        JobGraph graph = chain();
+        FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
+        int a0 = graph.task(0, 0);
+        FailureHandling handling = handler.onTaskFailed(a0, 0, -1);
+
+        assertThat(handler.onTaskFinished(a0, 0)).isFalse();
+        assertThat(handler.availability().isAvailable(0)).isFalse();
+
+        handler.restart(handling);
+        assertThat(handler.onTaskFinished(a0, 1)).isTrue();
+        assertThat(handler.availability().isAvailable(0)).isTrue();
+    }
+
+    @Test
+    void lostPartition_restartsItsProducer_andTheRestartedRegionsAreRedeployed() {
+        // a(2) -POINTWISE PIPELINED-> b(2) -ALL_TO_ALL BLOCKING-> c(2): regions {a#i, b#i}, c#j.
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 2)
+                        .addVertex("b", 2)
+                        .addVertex("c", 2)
+                        .connect("a", "b", POINTWISE, PIPELINED)
+                        .connect("b", "c", ALL_TO_ALL, BLOCKING)
+                        .build();
+        FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
+        finishAll(handler, graph, "a");
+        finishAll(handler, graph, "b");
+        deployed.clear();
+        int a1 = graph.task(0, 1);
+        int b1 = graph.task(1, 1);
+        int c1 = graph.task(2, 1);
+        int lost = graph.firstPartition(graph.producedDataSet(1, 0)) + 1; // b#1's output
+
+        FailureHandling handling = handler.onTaskFailed(c1, 0, lost);
+        handler.restart(handling);
+
+        PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
+        assertThat(handling.restartSet().toTaskArray())
+                .containsExactly(a1, b1, graph.task(2, 0), c1);
+        assertThat(deployed.toIntArray()).containsExactly(regions.regionOf(b1));
+        deployed.clear();
+        handler.onTaskFinished(a1, 1);
+        handler.onTaskFinished(b1, 1);
+        assertThat(deployed.toIntArray())
+                .containsExactly(regions.regionOf(graph.task(2, 0)), regions.regionOf(c1));
+    }
+
+    @Test
+    void workerLoss_backtracksThroughLostInputs_withOneAttemptPerRegion() {
+        JobGraph graph = chain();
+        FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
+        finishAll(handler, graph, "a");
+        finishAll(handler, graph, "b");
+        for (int p = 0; p < graph.numPartitions(); p++) {
+            handler.onPartitionLost(p); // the only worker held every partition
+        }
+
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, -1);
+
+        assertThat(handling.restartSet().numTasks()).isEqualTo(6);
+        for (int task = 0; task < 6; task++) {
+            assertThat(handler.attempt(task)).as(graph.taskName(task)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void partitionLostAfterItsConsumersFinished_restartsNothing_andIsReleasedOnce() {
+        JobGraph graph = chain();
+        FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
+        finishAll(handler, graph, "a");
+        finishAll(handler, graph, "b");
+        assertThat(released.get(0, 2).cardinality()).isEqualTo(2); // a's outputs, read by b
+
+        handler.onPartitionLost(0);
+        finishAll(handler, graph, "c");
+
+        assertThat(released.cardinality()).isEqualTo(4);
+        assertThat(releasedTwice).isZero();
+        assertThat(failures).isZero();
+    }
+
+    @Test
+    void exhaustedBackoff_failsTheJob_releasesEveryPartitionOnce_andIgnoresLaterEvents() {
+        JobGraph graph = chain();
+        FailoverHandler handler = handler(graph, RestartBackoffPolicy.noRestart());
+        finishAll(handler, graph, "a");
+        finishAll(handler, graph, "b"); // a's partitions released here
+
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, -1);
+
+        assertThat(handling.outcome()).isEqualTo(Outcome.FAIL_JOB);
+        assertThat(handling.reason()).contains("no restart");
+        assertThat(handler.isJobFailed()).isTrue();
+        assertThat(released.cardinality()).isEqualTo(graph.numPartitions());
+        assertThat(releasedTwice).isZero();
+        assertThat(handler.onTaskFinished(graph.task(2, 1), 0)).isFalse();
+        assertThat(handler.onTaskFailed(graph.task(2, 1), 0, -1).outcome())
+                .isEqualTo(Outcome.IGNORED);
+        assertThatThrownBy(() -> handling.restartSet()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void badIds_areRejectedWithTheirNames() {
+        JobGraph graph = chain();
+        FailoverHandler handler = handler(graph, RestartBackoffPolicy.noRestart());
+
+        assertThatThrownBy(() -> handler.onTaskFailed(6, 0, -1))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("task (6)");
+        assertThatThrownBy(() -> handler.onTaskFailed(0, 0, 4))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("lostPartition (4)");
+        assertThatThrownBy(() -> handler.onPartitionLost(-2))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("partition (-2)");
+    }
+}
