@@ -26,6 +26,10 @@ import org.openjdk.jol.info.GraphLayout;
  * @param initSchedulingMillis median time to initialise the region scheduling strategy
  * @param scheduleDownstreamMillis median time to deploy every sink region when the last source task
  *     finishes
+ * @param tasksToRestartMillis median time to compute the tasks to restart when one source task
+ *     fails, every blocking partition available
+ * @param restartedTasks how many tasks that failure restarts (P + 1)
+ * @param partitionReleaseMillis median time for partition release to absorb every sink finishing
  * @param topologyBytes retained bytes of the execution topology and its job graph
  * @param regionsBytes retained bytes the regions add to the topology
  * @param numRegions number of pipelined regions
@@ -37,6 +41,9 @@ public record ScaleReport(
         double buildRegionsMillis,
         double initSchedulingMillis,
         double scheduleDownstreamMillis,
+        double tasksToRestartMillis,
+        int restartedTasks,
+        double partitionReleaseMillis,
         long topologyBytes,
         long regionsBytes,
         int numRegions,
@@ -57,6 +64,13 @@ public record ScaleReport(
                 Timing.medianMillis(
                         () -> new RegionProcedures.Downstream(regions),
                         RegionProcedures.Downstream::finishLastSource);
+        FailoverProcedures.Restart restart =
+                new FailoverProcedures.Restart(regions, FailoverProcedures.Failure.BLOCKING_SOURCE);
+        double restartMillis = Timing.medianMillis(i -> restart.tasksToRestart());
+        double releaseMillis =
+                Timing.medianMillis(
+                        () -> new FailoverProcedures.Release(regions),
+                        FailoverProcedures.Release::finishSinks);
         long topologyBytes = retainedBytes(topology);
         long regionsBytes = retainedBytes(regions) - topologyBytes;
         long connections = 0;
@@ -69,6 +83,9 @@ public record ScaleReport(
                 regionsMillis,
                 initMillis,
                 downstreamMillis,
+                restartMillis,
+                restart.tasksToRestart(),
+                releaseMillis,
                 topologyBytes,
                 regionsBytes,
                 regions.numRegions(),
@@ -93,6 +110,11 @@ public record ScaleReport(
         procedures.putObject("build_regions").put("ms", buildRegionsMillis);
         procedures.putObject("init_scheduling").put("ms", initSchedulingMillis);
         procedures.putObject("schedule_downstream").put("ms", scheduleDownstreamMillis);
+        procedures
+                .putObject("tasks_to_restart")
+                .put("ms", tasksToRestartMillis)
+                .put("tasks", restartedTasks);
+        procedures.putObject("partition_release").put("ms", partitionReleaseMillis);
         ObjectNode memory = root.putObject("memory");
         memory.put("topology", topologyBytes);
         memory.put("regions", regionsBytes);
@@ -143,6 +165,13 @@ public record ScaleReport(
         row(out, "  (job initialization, published)", "", "11,431 ms", "627 ms");
         row(out, "schedule downstream", humanMillis(scheduleDownstreamMillis), "-", "-");
         row(out, "  (task deployment, published)", "", "63,118 ms", "17,183 ms");
+        row(
+                out,
+                String.format(Locale.ROOT, "tasks to restart (%,d tasks)", restartedTasks),
+                humanMillis(tasksToRestartMillis),
+                "37,195 ms",
+                "170 ms");
+        row(out, "partition release (all sinks)", humanMillis(partitionReleaseMillis), "-", "-");
         row(out, "topology memory (retained)", humanBytes(topologyBytes), "> 4 GiB", "~12 MiB");
         row(out, "regions memory (retained)", humanBytes(regionsBytes), "-", "-");
         out.append(

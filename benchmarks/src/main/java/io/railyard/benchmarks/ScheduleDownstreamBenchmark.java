@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 20, batchSize = 1)
+@Warmup(iterations = 200, batchSize = 1)
 @Measurement(iterations = 40, batchSize = 1)
 @Fork(1)
 public class ScheduleDownstreamBenchmark {

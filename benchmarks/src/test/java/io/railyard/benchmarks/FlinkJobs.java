@@ -5,8 +5,11 @@ import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
 import org.apache.flink.runtime.executiongraph.TestingDefaultExecutionGraphBuilder;
@@ -15,6 +18,9 @@ import org.apache.flink.runtime.jobgraph.JobGraphTestUtils;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingPipelinedRegion;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingTopology;
 import org.apache.flink.runtime.testtasks.NoOpInvokable;
 
 /**
@@ -50,6 +56,12 @@ final class FlinkJobs {
                 throw new IllegalArgumentException("unknown Flink job vertex of " + id);
             }
             return railyard.task(v, id.getSubtaskIndex());
+        }
+
+        /** The Flink execution vertex of Railyard task {@code task}. */
+        ExecutionVertexID executionVertex(int task) {
+            int v = railyard.vertexOfTask(task);
+            return new ExecutionVertexID(vertices.get(v).getID(), railyard.subtaskIndex(task));
         }
     }
 
@@ -87,6 +99,19 @@ final class FlinkJobs {
         return TestingDefaultExecutionGraphBuilder.newBuilder()
                 .setJobGraph(job.flink())
                 .build(executor);
+    }
+
+    /** The pipelined regions of a translated job's {@code topology}, each as its Railyard tasks. */
+    static Set<Set<Integer>> regions(Translation job, SchedulingTopology topology) {
+        Set<Set<Integer>> regions = new HashSet<>();
+        for (SchedulingPipelinedRegion region : topology.getAllPipelinedRegions()) {
+            Set<Integer> tasks = new TreeSet<>();
+            for (SchedulingExecutionVertex vertex : region.getVertices()) {
+                tasks.add(job.task(vertex.getId()));
+            }
+            regions.add(tasks);
+        }
+        return regions;
     }
 
     /** Flink's distribution pattern of the same name. */

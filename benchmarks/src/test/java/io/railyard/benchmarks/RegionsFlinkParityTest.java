@@ -21,8 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.stream.LongStream;
 import org.apache.flink.runtime.scheduler.strategy.PipelinedRegionSchedulingStrategy;
-import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
-import org.apache.flink.runtime.scheduler.strategy.SchedulingPipelinedRegion;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingTopology;
 import org.jgrapht.Graph;
 import org.jgrapht.alg.connectivity.KosarajuStrongConnectivityInspector;
@@ -128,7 +126,7 @@ class RegionsFlinkParityTest {
         FlinkJobs.Translation job = FlinkJobs.translate(graph);
         SchedulingTopology topology =
                 FlinkJobs.executionGraph(job, executor).getSchedulingTopology();
-        Set<Set<Integer>> flink = flinkRegions(job, topology);
+        Set<Set<Integer>> flink = FlinkJobs.regions(job, topology);
         List<String> deployed = new ArrayList<>();
         new PipelinedRegionSchedulingStrategy(
                         ids -> ids.forEach(id -> deployed.add(graph.taskName(job.task(id)))),
@@ -147,21 +145,8 @@ class RegionsFlinkParityTest {
     /** Flink's pipelined regions of {@code graph}, each the set of its Railyard task ids. */
     private static Set<Set<Integer>> flinkRegions(JobGraph graph) throws Exception {
         FlinkJobs.Translation job = FlinkJobs.translate(graph);
-        return flinkRegions(job, FlinkJobs.executionGraph(job, executor).getSchedulingTopology());
-    }
-
-    /** The pipelined regions of {@code topology}, each the set of its Railyard task ids. */
-    private static Set<Set<Integer>> flinkRegions(
-            FlinkJobs.Translation job, SchedulingTopology topology) {
-        Set<Set<Integer>> regions = new HashSet<>();
-        for (SchedulingPipelinedRegion region : topology.getAllPipelinedRegions()) {
-            Set<Integer> tasks = new TreeSet<>();
-            for (SchedulingExecutionVertex vertex : region.getVertices()) {
-                tasks.add(job.task(vertex.getId()));
-            }
-            regions.add(tasks);
-        }
-        return regions;
+        return FlinkJobs.regions(
+                job, FlinkJobs.executionGraph(job, executor).getSchedulingTopology());
     }
 
     /** Railyard's pipelined regions of {@code graph}, each the set of its task ids. */

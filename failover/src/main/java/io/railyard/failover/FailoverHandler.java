@@ -35,6 +35,10 @@ import java.lang.System.Logger.Level;
  *       back and redeploys each as soon as its inputs are consumable.
  * </ol>
  *
+ * <p>A restart set holds whole regions, including regions never deployed yet (Flink 2.x leaves
+ * tasks still in state CREATED out of its answer); the strategy ignores those when it takes regions
+ * back, and the caller has nothing to cancel for them.
+ *
  * <p>Not thread-safe: the JobManager's main thread only (the scheduling strategy asserts it). A
  * failure costs what {@link RegionFailover} costs plus O(restarted regions); a finished task O(1)
  * plus the consequences in the strategy and the release tracking.
