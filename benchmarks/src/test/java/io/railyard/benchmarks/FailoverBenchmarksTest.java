@@ -7,15 +7,9 @@ import io.railyard.benchmarks.ReferenceJobs.Shape;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import java.lang.management.ManagementFactory;
-import java.util.Collection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * CI twins of {@link TasksToRestartBenchmark} and {@link PartitionReleaseBenchmark}: the same
@@ -83,27 +77,10 @@ class FailoverBenchmarksTest {
     }
 
     @Test
-    void benchmarks_startUnderJmh() throws RunnerException {
-        assertStarts(TasksToRestartBenchmark.class, "failure", "POINTWISE_CHAIN_SOURCE");
-        assertStarts(PartitionReleaseBenchmark.class, "shape", "POINTWISE_CHAIN");
-    }
-
-    private static void assertStarts(Class<?> benchmark, String param, String value)
-            throws RunnerException {
-        Collection<RunResult> results =
-                new Runner(
-                                new OptionsBuilder()
-                                        .include(benchmark.getName())
-                                        .param("parallelism", "1000")
-                                        .param(param, value)
-                                        .forks(0)
-                                        .warmupIterations(0)
-                                        .measurementIterations(1)
-                                        .measurementTime(TimeValue.milliseconds(100))
-                                        .shouldFailOnError(true)
-                                        .build())
-                        .run();
-        assertThat(results).hasSize(1);
-        assertThat(results).allMatch(result -> result.getPrimaryResult().getScore() > 0);
+    void benchmarks_startUnderJmh() throws Exception {
+        JmhSmoke.assertStart(
+                new String[] {"failure", "POINTWISE_CHAIN_SOURCE"}, TasksToRestartBenchmark.class);
+        JmhSmoke.assertStart(
+                new String[] {"shape", "POINTWISE_CHAIN"}, PartitionReleaseBenchmark.class);
     }
 }

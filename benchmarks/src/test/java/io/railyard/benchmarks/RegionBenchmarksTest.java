@@ -6,14 +6,9 @@ import io.railyard.benchmarks.ReferenceJobs.Shape;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.RegionSchedulingStrategy;
-import java.util.Collection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * CI twins of {@link BuildRegionsBenchmark}, {@link InitSchedulingBenchmark} and {@link
@@ -64,22 +59,10 @@ class RegionBenchmarksTest {
 
     @Test
     void benchmarks_startUnderJmh() throws Exception {
-        Collection<RunResult> results =
-                new Runner(
-                                new OptionsBuilder()
-                                        .include(BuildRegionsBenchmark.class.getName())
-                                        .include(InitSchedulingBenchmark.class.getName())
-                                        .include(ScheduleDownstreamBenchmark.class.getName())
-                                        .param("parallelism", "1000")
-                                        .param("shape", "POINTWISE_CHAIN")
-                                        .forks(0)
-                                        .warmupIterations(0)
-                                        .measurementIterations(1)
-                                        .measurementTime(TimeValue.milliseconds(100))
-                                        .shouldFailOnError(true)
-                                        .build())
-                        .run();
-        assertThat(results).hasSize(3);
-        assertThat(results).allMatch(result -> result.getPrimaryResult().getScore() > 0);
+        JmhSmoke.assertStart(
+                new String[] {"shape", "POINTWISE_CHAIN"},
+                BuildRegionsBenchmark.class,
+                InitSchedulingBenchmark.class,
+                ScheduleDownstreamBenchmark.class);
     }
 }

@@ -29,6 +29,21 @@ class ReportCommandTest {
         assertThat(root.path("procedures").path("build_topology").path("ms").isNumber()).isTrue();
         assertThat(root.path("procedures").path("build_topology").path("ms").asDouble())
                 .isPositive();
+        for (String procedure :
+                new String[] {
+                    "build_regions",
+                    "init_scheduling",
+                    "schedule_downstream",
+                    "tasks_to_restart",
+                    "partition_release"
+                }) {
+            assertThat(root.path("procedures").path(procedure).path("ms").isNumber())
+                    .as(procedure)
+                    .isTrue();
+        }
+        assertThat(root.path("procedures").path("tasks_to_restart").path("tasks").asInt())
+                .isEqualTo(101);
+        assertThat(out.toString()).contains("tasks to restart (101 tasks)");
         assertThat(root.path("memory").path("topology").asLong()).isPositive();
         assertThat(root.path("job").path("connections").asLong()).isEqualTo(10_000L);
     }

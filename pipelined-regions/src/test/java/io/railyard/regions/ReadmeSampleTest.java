@@ -19,8 +19,8 @@ class ReadmeSampleTest {
 
         PipelinedRegions regions = PipelinedRegions.build(topology);
         int region = regions.regionOf(sink7);
-        RegionSchedulingStrategy strategy =
-                new RegionSchedulingStrategy(RegionInputs.of(regions), deployer);
+        RegionInputs inputs = RegionInputs.of(regions);
+        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, deployer);
         strategy.startScheduling();
         int deployedAtStart = deployer.takeDeployed().length;
         strategy.onTaskFinished(graph.task(graph.vertexId("map"), 0));
