@@ -1,0 +1,13 @@
+package io.railyard.deployment;
+
+import java.io.IOException;
+
+/** A blob that should exist does not (deleted, never written, or a wrong key). */
+public final class BlobNotFoundException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception naming the missing key and where it was looked for. */
+    public BlobNotFoundException(BlobKey key, String where) {
+        super("blob " + key + " not found in " + where);
+    }
+}

@@ -1,0 +1,166 @@
+package io.railyard.deployment;
+
+import java.util.zip.CRC32C;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
+import java.util.zip.Inflater;
+
+/**
+ * The frame around every encoded descriptor part: {@code magic (2 bytes) | version (1) | codec (1)
+ * | [uncompressed length, varint, if compressed] | payload | CRC32C of all before it (4, big
+ * endian)}.
+ *
+ * <p>The codec is JDK {@link Deflater} (raw deflate), used only when it makes the payload smaller.
+ * Chosen over lz4-java and zstd-jni: no native code on input that crosses the network, no extra
+ * dependency, and a ratio at least as good as LZ4 on these small, repetitive payloads; its speed
+ * matters little because a group is encoded once per producer attempt and decoded once per worker.
+ * The checksum is verified before anything is decompressed, and the declared uncompressed length is
+ * bounded by the caller before the output buffer is allocated.
+ */
+final class Envelope {
+    static final int VERSION = 1;
+    static final int CODEC_NONE = 0;
+    static final int CODEC_DEFLATE = 1;
+    private static final int CRC_BYTES = 4;
+    private static final int MAX_DEFLATE_RATIO = 1032;
+
+    private Envelope() {}
+
+    /** Frames {@code payload[0, length)}; compresses it when {@code compress} and it pays. */
+    static byte[] seal(int magic, byte[] payload, int length, boolean compress) {
+        byte[] body = payload;
+        int bodyLength = length;
+        int codec = CODEC_NONE;
+        if (compress) {
+            byte[] deflated = deflate(payload, length);
+            if (deflated.length + 5 < length) { // 5: the varint of the uncompressed length
+                body = deflated;
+                bodyLength = deflated.length;
+                codec = CODEC_DEFLATE;
+            }
+        }
+        ByteWriter out = new ByteWriter(bodyLength + 16);
+        out.writeByte(magic >>> 8);
+        out.writeByte(magic);
+        out.writeByte(VERSION);
+        out.writeByte(codec);
+        if (codec == CODEC_DEFLATE) {
+            out.writeVarint(length);
+        }
+        out.writeBytes(body, 0, bodyLength);
+        CRC32C crc = new CRC32C();
+        crc.update(out.buffer(), 0, out.size());
+        out.writeInt((int) crc.getValue());
+        return out.toByteArray();
+    }
+
+    /**
+     * Checks the frame and returns a reader over its payload (inflated if needed).
+     *
+     * @param maxPayload the largest payload the caller accepts, in bytes
+     * @throws CorruptDescriptorException on any mismatch, naming the offset and the field
+     */
+    static ByteReader open(byte[] bytes, int magic, String what, int maxPayload) {
+        ByteReader header = new ByteReader(bytes, 0, bytes.length);
+        if (bytes.length < 4 + CRC_BYTES) {
+            throw new CorruptDescriptorException(
+                    0, what, "too short to be framed: " + bytes.length + " bytes");
+        }
+        int found = (header.readByte("magic") << 8) | header.readByte("magic");
+        if (found != magic) {
+            throw new CorruptDescriptorException(
+                    0,
+                    "magic",
+                    String.format(
+                            "expected 0x%04x (%s), found 0x%04x: not a %s",
+                            magic, what, found, what));
+        }
+        int version = header.readByte("version");
+        if (version != VERSION) {
+            throw new CorruptDescriptorException(
+                    2, "version", "unknown version " + version + ", this reader knows " + VERSION);
+        }
+        int bodyEnd = bytes.length - CRC_BYTES;
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, bodyEnd);
+        int stored = new ByteReader(bytes, bodyEnd, bytes.length).readInt("checksum");
+        if ((int) crc.getValue() != stored) {
+            throw new CorruptDescriptorException(
+                    bodyEnd,
+                    "checksum",
+                    String.format(
+                            "CRC32C mismatch: stored %08x, computed %08x",
+                            stored, (int) crc.getValue()));
+        }
+        ByteReader body = new ByteReader(bytes, 3, bodyEnd);
+        int codec = body.readByte("codec");
+        if (codec == CODEC_NONE) {
+            return body;
+        }
+        if (codec != CODEC_DEFLATE) {
+            throw new CorruptDescriptorException(3, "codec", "unknown codec " + codec);
+        }
+        // Deflate expands at most ~1032:1, so a declared length beyond that is forged: refuse it
+        // before allocating the output.
+        long plausible = (long) (bodyEnd - body.position()) * MAX_DEFLATE_RATIO + 64;
+        int declared =
+                body.readVarint("uncompressed length", (int) Math.min(maxPayload, plausible));
+        return new ByteReader(inflate(bytes, body.position(), bodyEnd, declared), 0, declared);
+    }
+
+    private static byte[] deflate(byte[] payload, int length) {
+        Deflater deflater = new Deflater(Deflater.BEST_SPEED, true);
+        try {
+            deflater.setInput(payload, 0, length);
+            deflater.finish();
+            ByteWriter out = new ByteWriter(length / 2 + 64);
+            byte[] chunk = new byte[8192];
+            while (!deflater.finished()) {
+                int n = deflater.deflate(chunk);
+                out.writeBytes(chunk, 0, n);
+            }
+            return out.toByteArray();
+        } finally {
+            deflater.end();
+        }
+    }
+
+    private static byte[] inflate(byte[] bytes, int from, int to, int declared) {
+        Inflater inflater = new Inflater(true);
+        try {
+            inflater.setInput(bytes, from, to - from);
+            byte[] out = new byte[declared];
+            int n = 0;
+            while (n < declared) {
+                int got = inflater.inflate(out, n, declared - n);
+                if (got == 0 && (inflater.finished() || inflater.needsInput())) {
+                    break;
+                }
+                n += got;
+            }
+            if (n != declared || !finishedExactly(inflater)) {
+                throw new CorruptDescriptorException(
+                        from,
+                        "payload",
+                        "inflates to "
+                                + (n != declared ? n + " bytes" : "more than declared")
+                                + ", declared "
+                                + declared);
+            }
+            return out;
+        } catch (DataFormatException e) {
+            throw new CorruptDescriptorException(from, "payload", "bad deflate data: " + e);
+        } finally {
+            inflater.end();
+        }
+    }
+
+    /** True when the deflate stream ended exactly at the declared length. */
+    private static boolean finishedExactly(Inflater inflater) throws DataFormatException {
+        if (inflater.finished()) {
+            return inflater.getRemaining() == 0;
+        }
+        byte[] probe = new byte[1];
+        return inflater.inflate(probe) == 0 && inflater.finished() && inflater.getRemaining() == 0;
+    }
+}

@@ -1,0 +1,275 @@
+package io.railyard.deployment;
+
+import static com.google.common.base.Preconditions.checkElementIndex;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedRange;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The shuffle descriptors of one consumed partition group: for each of its partitions (ids {@code
+ * [firstPartition, firstPartition + size)}, contiguous by construction), the producer's worker,
+ * connection index and attempt. Encoded once per group by {@link #encode} and shared by every
+ * consumer of the group; decoded on the worker by {@link #decode}. Immutable.
+ *
+ * <h2>Format (version 1)</h2>
+ *
+ * Inside an envelope (magic {@code "RG"}, version, codec, CRC32C; see the package's {@code
+ * Envelope}): varints {@code group, firstPartition, size}, then three columns — worker, connection
+ * index, attempt — each as one kind byte and its data: CONSTANT (one varint), VARINTS (one per
+ * partition) or DELTAS (zig-zag varint differences to the previous value, the first to 0). The
+ * encoder picks the smallest kind per column, so partition ids cost nothing, a constant attempt or
+ * connection index costs a byte per group, and workers cost one or two bytes per partition for up
+ * to 8,192 workers whatever the placement.
+ */
+public final class GroupDescriptors {
+    static final int MAGIC = 0x5247; // "RG"
+    private static final int CONSTANT = 0;
+    private static final int VARINTS = 1;
+    private static final int DELTAS = 2;
+
+    private final int group;
+    private final int firstPartition;
+    private final int size;
+    private final Column workers;
+    private final Column connections;
+    private final Column attempts;
+
+    private GroupDescriptors(
+            int group,
+            int firstPartition,
+            int size,
+            Column workers,
+            Column connections,
+            Column attempts) {
+        this.group = group;
+        this.firstPartition = firstPartition;
+        this.size = size;
+        this.workers = workers;
+        this.connections = connections;
+        this.attempts = attempts;
+    }
+
+    /** The group id. */
+    public int group() {
+        return group;
+    }
+
+    /** The first partition id. */
+    public int firstPartition() {
+        return firstPartition;
+    }
+
+    /** The number of partitions (and shuffle descriptors). */
+    public int size() {
+        return size;
+    }
+
+    /** The worker of the producer of the {@code i}-th partition. O(1). */
+    public int worker(int i) {
+        return workers.get(checkElementIndex(i, size, "descriptor index"));
+    }
+
+    /** The connection index of the {@code i}-th partition. O(1). */
+    public int connectionIndex(int i) {
+        return connections.get(checkElementIndex(i, size, "descriptor index"));
+    }
+
+    /** The producer attempt of the {@code i}-th partition. O(1). */
+    public int producerAttempt(int i) {
+        return attempts.get(checkElementIndex(i, size, "descriptor index"));
+    }
+
+    /** An encoded group: the framed bytes and the payload size before compression. */
+    public static final class Encoded {
+        private final byte[] bytes;
+        private final int rawPayloadBytes;
+        private final int descriptors;
+
+        Encoded(byte[] bytes, int rawPayloadBytes, int descriptors) {
+            this.bytes = bytes;
+            this.rawPayloadBytes = rawPayloadBytes;
+            this.descriptors = descriptors;
+        }
+
+        /** The framed bytes, shared: do not modify. */
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        /** The payload size before compression, in bytes. */
+        public int rawPayloadBytes() {
+            return rawPayloadBytes;
+        }
+
+        /** The number of shuffle descriptors encoded. */
+        public int descriptors() {
+            return descriptors;
+        }
+    }
+
+    /**
+     * Encodes the shuffle descriptors of group {@code group} of {@code topology}, as {@code source}
+     * describes them now. O(partitions of the group); allocates the output.
+     */
+    public static Encoded encode(
+            ExecutionTopology topology,
+            int group,
+            ShuffleDescriptorSource source,
+            boolean compress) {
+        long range = topology.partitionRange(group);
+        int first = PackedRange.start(range);
+        int size = PackedRange.size(range);
+        int[] values = new int[size];
+        ByteWriter out = new ByteWriter(16 + 2 * size);
+        out.writeVarint(group);
+        out.writeVarint(first);
+        out.writeVarint(size);
+        int numWorkers = source.workers().size();
+        for (int i = 0; i < size; i++) {
+            values[i] = checkValue(source.worker(first + i), numWorkers, "worker", first + i);
+        }
+        writeColumn(out, values);
+        for (int i = 0; i < size; i++) {
+            values[i] =
+                    checkValue(
+                            source.connectionIndex(first + i),
+                            Integer.MAX_VALUE,
+                            "connection index",
+                            first + i);
+        }
+        writeColumn(out, values);
+        for (int i = 0; i < size; i++) {
+            values[i] =
+                    checkValue(
+                            source.producerAttempt(first + i),
+                            Integer.MAX_VALUE,
+                            "producer attempt",
+                            first + i);
+        }
+        writeColumn(out, values);
+        return new Encoded(
+                Envelope.seal(MAGIC, out.buffer(), out.size(), compress), out.size(), size);
+    }
+
+    /**
+     * Decodes bytes written by {@link #encode}. Allocates at most an int per partition for each
+     * non-constant column, and never more than the input can describe.
+     *
+     * @throws CorruptDescriptorException if {@code bytes} is truncated, corrupt or foreign
+     */
+    public static GroupDescriptors decode(byte[] bytes) {
+        int maxPayload = 15 + 3 * (1 + 5 * JobGraph.MAX_PARALLELISM);
+        ByteReader in = Envelope.open(bytes, MAGIC, "shuffle descriptor group", maxPayload);
+        int group = in.readVarint("group", Integer.MAX_VALUE);
+        int first = in.readVarint("first partition", Integer.MAX_VALUE);
+        int size = in.readVarint("size", Integer.MAX_VALUE - first);
+        if (size > JobGraph.MAX_PARALLELISM) {
+            throw new CorruptDescriptorException(
+                    in.position(), "size", size + " > " + JobGraph.MAX_PARALLELISM);
+        }
+        Column workers = readColumn(in, size, "worker");
+        Column connections = readColumn(in, size, "connection index");
+        Column attempts = readColumn(in, size, "attempt");
+        in.expectEnd("shuffle descriptor group");
+        return new GroupDescriptors(group, first, size, workers, connections, attempts);
+    }
+
+    private static int checkValue(int value, int bound, String what, int partition) {
+        if (value < 0 || value >= bound) {
+            throw new IllegalStateException(
+                    String.format(
+                            "the shuffle descriptor source gave %s %s for partition %s; allowed:"
+                                    + " [0, %s)",
+                            what, value, partition, bound));
+        }
+        return value;
+    }
+
+    private static void writeColumn(ByteWriter out, int[] values) {
+        boolean constant = true;
+        long varintBytes = 0;
+        long deltaBytes = 0;
+        int previous = 0;
+        for (int i = 0; i < values.length; i++) {
+            constant &= values[i] == values[0];
+            varintBytes += varintSize(values[i]);
+            int delta = zigZag(values[i] - previous);
+            deltaBytes += delta < 0 ? Integer.MAX_VALUE : varintSize(delta); // < 0: too far apart
+            previous = values[i];
+        }
+        if (values.length == 0 || constant) {
+            out.writeByte(CONSTANT);
+            out.writeVarint(values.length == 0 ? 0 : values[0]);
+        } else if (varintBytes <= deltaBytes) {
+            out.writeByte(VARINTS);
+            for (int value : values) {
+                out.writeVarint(value);
+            }
+        } else {
+            out.writeByte(DELTAS);
+            previous = 0;
+            for (int value : values) {
+                out.writeVarint(zigZag(value - previous));
+                previous = value;
+            }
+        }
+    }
+
+    private static Column readColumn(ByteReader in, int size, String field) {
+        int start = in.position();
+        int kind = in.readByte(field + " column kind");
+        if (kind == CONSTANT) {
+            return new Column(in.readVarint(field, Integer.MAX_VALUE), null);
+        }
+        if (kind != VARINTS && kind != DELTAS) {
+            throw new CorruptDescriptorException(start, field + " column kind", "unknown " + kind);
+        }
+        in.need(size, field + " column"); // at least a byte per value: no forged allocation
+        int[] values = new int[size];
+        long previous = 0;
+        for (int i = 0; i < size; i++) {
+            int position = in.position();
+            if (kind == VARINTS) {
+                values[i] = in.readVarint(field, Integer.MAX_VALUE);
+            } else {
+                long value = previous + unZigZag(in.readVarint(field, Integer.MAX_VALUE));
+                if (value < 0 || value > Integer.MAX_VALUE) {
+                    throw new CorruptDescriptorException(
+                            position, field, "delta leads to " + value);
+                }
+                values[i] = (int) value;
+            }
+            previous = values[i];
+        }
+        return new Column(0, values);
+    }
+
+    private static int zigZag(int value) {
+        return (value << 1) ^ (value >> 31);
+    }
+
+    private static long unZigZag(int encoded) {
+        return (long) ((encoded >>> 1) ^ -(encoded & 1));
+    }
+
+    private static int varintSize(int value) {
+        return (38 - Integer.numberOfLeadingZeros(value | 1)) / 7;
+    }
+
+    /** A column: a constant, or one value per descriptor. */
+    private static final class Column {
+        private final int constant;
+        private final int @Nullable [] values;
+
+        Column(int constant, int @Nullable [] values) {
+            this.constant = constant;
+            this.values = values;
+        }
+
+        int get(int i) {
+            return values == null ? constant : values[i];
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.railyard.deployment;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.io.BaseEncoding;
+import io.railyard.topology.ResultPartitionType;
+
+/**
+ * Everything a worker needs to run one task attempt: job and task identity, attempt number, the
+ * partitions it produces, and per consumed partition group its shuffle descriptors inline or as a
+ * blob key. Built by {@link DeploymentDescriptors}; shipped as {@link #encode()} bytes. Immutable.
+ *
+ * <h2>Format (version 1)</h2>
+ *
+ * Inside an envelope (magic {@code "RT"}, version, codec, CRC32C): the job id (16 bytes), varints
+ * {@code task, vertex, subtask, attempt}, the produced partitions ({@code count}, then per
+ * partition varints {@code partition, dataSet, numSubpartitions} and a type byte) and the inputs
+ * ({@code count}, then per input a varint {@code group}, a kind byte, and either a varint length
+ * with the encoded group or the blob key's 32 raw bytes). Not compressed: inline groups are
+ * compressed already and the rest is a few dozen bytes.
+ *
+ * @param job the job
+ * @param task the task id
+ * @param vertex the task's job vertex
+ * @param subtask the task's subtask index
+ * @param attempt the attempt number
+ * @param produced the partitions it produces
+ * @param inputs its consumed partition groups, one per input edge, in input-edge order
+ */
+public record TaskDeploymentDescriptor(
+        JobId job,
+        int task,
+        int vertex,
+        int subtask,
+        int attempt,
+        ImmutableList<ProducedPartition> produced,
+        ImmutableList<InputDescriptor> inputs) {
+    static final int MAGIC = 0x5254; // "RT"
+    private static final int INLINE = 0;
+    private static final int BLOB = 1;
+
+    /** Wire codes of the result-partition types: part of the format, never reordered. */
+    private static final ResultPartitionType[] TYPE_OF_CODE = {
+        ResultPartitionType.PIPELINED,
+        ResultPartitionType.PIPELINED_BOUNDED,
+        ResultPartitionType.BLOCKING,
+        ResultPartitionType.HYBRID_FULL,
+        ResultPartitionType.HYBRID_SELECTIVE
+    };
+
+    /** Checks the ranges. */
+    public TaskDeploymentDescriptor {
+        checkArgument(task >= 0, "task must be >= 0, was %s", task);
+        checkArgument(vertex >= 0, "vertex must be >= 0, was %s", vertex);
+        checkArgument(subtask >= 0, "subtask must be >= 0, was %s", subtask);
+        checkArgument(attempt >= 0, "attempt must be >= 0, was %s", attempt);
+    }
+
+    /** The descriptor as bytes. O(size). */
+    public byte[] encode() {
+        ByteWriter out = new ByteWriter(64);
+        out.writeLong(job.high());
+        out.writeLong(job.low());
+        out.writeVarint(task);
+        out.writeVarint(vertex);
+        out.writeVarint(subtask);
+        out.writeVarint(attempt);
+        out.writeVarint(produced.size());
+        for (ProducedPartition partition : produced) {
+            out.writeVarint(partition.partition());
+            out.writeVarint(partition.dataSet());
+            out.writeVarint(partition.numSubpartitions());
+            out.writeByte(codeOf(partition.type()));
+        }
+        out.writeVarint(inputs.size());
+        for (InputDescriptor input : inputs) {
+            out.writeVarint(input.group());
+            if (input.isOffloaded()) {
+                out.writeByte(BLOB);
+                byte[] key = BaseEncoding.base16().lowerCase().decode(input.blobKey().hex());
+                out.writeBytes(key, 0, key.length);
+            } else {
+                out.writeByte(INLINE);
+                out.writeVarint(input.inlineBytes().length);
+                out.writeBytes(input.inlineBytes(), 0, input.inlineBytes().length);
+            }
+        }
+        return Envelope.seal(MAGIC, out.buffer(), out.size(), false);
+    }
+
+    /**
+     * Reads a descriptor written by {@link #encode()}; bounds-checked, allocating no more than the
+     * input can describe.
+     *
+     * @throws CorruptDescriptorException if {@code bytes} is truncated, corrupt or foreign
+     */
+    public static TaskDeploymentDescriptor decode(byte[] bytes) {
+        ByteReader in = Envelope.open(bytes, MAGIC, "task deployment descriptor", bytes.length);
+        JobId job = new JobId(in.readLong("job id"), in.readLong("job id"));
+        int task = in.readVarint("task", Integer.MAX_VALUE);
+        int vertex = in.readVarint("vertex", Integer.MAX_VALUE);
+        int subtask = in.readVarint("subtask", Integer.MAX_VALUE);
+        int attempt = in.readVarint("attempt", Integer.MAX_VALUE);
+        int numProduced = in.readVarint("produced count", in.remaining() / 4);
+        ImmutableList.Builder<ProducedPartition> produced = ImmutableList.builder();
+        for (int i = 0; i < numProduced; i++) {
+            int partition = in.readVarint("produced partition", Integer.MAX_VALUE);
+            int dataSet = in.readVarint("produced dataset", Integer.MAX_VALUE);
+            int start = in.position();
+            int subpartitions = in.readVarint("subpartitions", Integer.MAX_VALUE);
+            if (subpartitions == 0) {
+                throw new CorruptDescriptorException(start, "subpartitions", "must be >= 1");
+            }
+            int type = in.readByte("partition type");
+            if (type >= TYPE_OF_CODE.length) {
+                throw new CorruptDescriptorException(
+                        in.position() - 1, "partition type", "unknown type " + type);
+            }
+            produced.add(
+                    new ProducedPartition(partition, dataSet, subpartitions, TYPE_OF_CODE[type]));
+        }
+        int numInputs = in.readVarint("input count", in.remaining() / 2);
+        ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builder();
+        for (int i = 0; i < numInputs; i++) {
+            inputs.add(readInput(in));
+        }
+        in.expectEnd("task deployment descriptor");
+        return new TaskDeploymentDescriptor(
+                job, task, vertex, subtask, attempt, produced.build(), inputs.build());
+    }
+
+    private static int codeOf(ResultPartitionType type) {
+        return switch (type) {
+            case PIPELINED -> 0;
+            case PIPELINED_BOUNDED -> 1;
+            case BLOCKING -> 2;
+            case HYBRID_FULL -> 3;
+            case HYBRID_SELECTIVE -> 4;
+        };
+    }
+
+    private static InputDescriptor readInput(ByteReader in) {
+        int group = in.readVarint("input group", Integer.MAX_VALUE);
+        int kindAt = in.position();
+        int kind = in.readByte("input kind");
+        if (kind == BLOB) {
+            byte[] key = in.readBytes(BlobKey.LENGTH / 2, "blob key");
+            return InputDescriptor.offloaded(
+                    group, new BlobKey(BaseEncoding.base16().lowerCase().encode(key)));
+        }
+        if (kind != INLINE) {
+            throw new CorruptDescriptorException(kindAt, "input kind", "unknown kind " + kind);
+        }
+        int length = in.readVarint("inline length", in.remaining());
+        return InputDescriptor.inline(group, in.readBytes(length, "inline group"));
+    }
+}

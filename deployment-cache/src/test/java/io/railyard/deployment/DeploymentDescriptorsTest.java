@@ -1,0 +1,187 @@
+package io.railyard.deployment;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ResultPartitionType;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+/** Descriptors of the 10k × 10k reference jobs: sizes, sharing, offload and invalidation. */
+class DeploymentDescriptorsTest {
+    private static final JobId JOB = new JobId(0x1234, 0x5678);
+
+    private static ExecutionTopology twoVertices(int parallelism, ResultPartitionType type) {
+        return ExecutionTopology.of(
+                JobGraph.builder()
+                        .addVertex("source", parallelism)
+                        .addVertex("sink", parallelism)
+                        .connect("source", "sink", ALL_TO_ALL, type)
+                        .build());
+    }
+
+    @Test
+    void sinkDescriptor_withOffload_isSmall_andTheGroupIsEncodedOnceForAllSinks()
+            throws IOException {
+        ExecutionTopology topology = twoVertices(10_000, ResultPartitionType.BLOCKING);
+        StaticShuffleDescriptors shuffle = new StaticShuffleDescriptors(topology.jobGraph(), 1_000);
+        InMemoryBlobStore blobs = new InMemoryBlobStore();
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(JOB, topology, shuffle, blobs, OffloadOptions.DEFAULT);
+
+        long sinkBytes = 0;
+        for (int task = 10_000; task < 20_000; task++) {
+            sinkBytes += descriptors.create(task, 0).encode().length;
+        }
+        TaskDeploymentDescriptor sink = descriptors.create(12_345, 0);
+
+        assertThat(descriptors.encodedGroups()).isEqualTo(1);
+        assertThat(blobs.puts()).isEqualTo(1);
+        assertThat(sink.inputs()).singleElement().matches(InputDescriptor::isOffloaded);
+        assertThat(sink.encode().length).isLessThan(256);
+        assertThat(sinkBytes / 10_000).isLessThan(256);
+        // before compression: at most 4 bytes per shuffle descriptor over 1,000 workers
+        assertThat(descriptors.rawBytes()).isLessThanOrEqualTo(4L * 10_000);
+        assertThat(TaskDeploymentDescriptor.decode(sink.encode())).isEqualTo(sink);
+    }
+
+    /**
+     * Round-robin placement makes consecutive producers' workers differ by one, which the DELTAS
+     * column writes in a byte; random placement over 1,000 workers must still fit in two bytes a
+     * descriptor before compression.
+     */
+    @Test
+    void randomPlacementOverAThousandWorkers_stillCostsAtMostTwoBytesADescriptor() {
+        ExecutionTopology topology = twoVertices(10_000, ResultPartitionType.BLOCKING);
+        StaticShuffleDescriptors random =
+                StaticShuffleDescriptors.randomPlacement(topology.jobGraph(), 1_000, 7);
+
+        GroupDescriptors.Encoded encoded = GroupDescriptors.encode(topology, 0, random, true);
+
+        assertThat(encoded.rawPayloadBytes()).isBetween(10_000, 2 * 10_000 + 16);
+        GroupDescriptors decoded = GroupDescriptors.decode(encoded.bytes());
+        for (int i = 0; i < 10_000; i++) {
+            assertThat(decoded.worker(i)).isEqualTo(random.workerOfTask(i));
+        }
+    }
+
+    @Test
+    void withoutOffload_theSameBytesAreSharedInline_andDecodeOnTheWorker() throws IOException {
+        ExecutionTopology topology = twoVertices(2_000, ResultPartitionType.PIPELINED);
+        StaticShuffleDescriptors shuffle = new StaticShuffleDescriptors(topology.jobGraph(), 100);
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        JOB, topology, shuffle, new InMemoryBlobStore(), OffloadOptions.NEVER);
+
+        InputDescriptor a = descriptors.create(2_000, 0).inputs().get(0);
+        InputDescriptor b = descriptors.create(3_999, 0).inputs().get(0);
+
+        assertThat(a.isOffloaded()).isFalse();
+        assertThat(a.inlineBytes()).isSameAs(b.inlineBytes());
+        GroupDescriptors group = GroupDescriptors.decode(a.inlineBytes());
+        assertThat(group.size()).isEqualTo(2_000);
+        for (int i = 0; i < group.size(); i++) {
+            assertThat(group.worker(i)).isEqualTo(i % 100);
+            assertThat(group.producerAttempt(i)).isZero();
+        }
+    }
+
+    @Test
+    void newProducerAttempt_invalidatesTheGroupAndItsBlob_andTheNextDescriptorCarriesIt()
+            throws IOException {
+        ExecutionTopology topology = twoVertices(3_000, ResultPartitionType.BLOCKING);
+        StaticShuffleDescriptors shuffle = new StaticShuffleDescriptors(topology.jobGraph(), 10);
+        InMemoryBlobStore blobs = new InMemoryBlobStore();
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(JOB, topology, shuffle, blobs, OffloadOptions.DEFAULT);
+        BlobKey before = descriptors.create(3_000, 0).inputs().get(0).blobKey();
+
+        shuffle.setProducerAttempt(17, 1);
+        descriptors.invalidatePartition(17);
+
+        assertThat(descriptors.isCached(0)).isFalse();
+        assertThat(blobs.referenceCount(before)).isZero();
+        assertThat(blobs.numBlobs()).isZero();
+        BlobKey after = descriptors.create(3_000, 1).inputs().get(0).blobKey();
+        assertThat(after).isNotEqualTo(before);
+        GroupDescriptors group =
+                new WorkerDescriptorCache(blobs).resolve(InputDescriptor.offloaded(0, after));
+        assertThat(group.producerAttempt(17)).isEqualTo(1);
+        assertThat(group.producerAttempt(16)).isZero();
+        descriptors.close();
+        assertThat(blobs.numBlobs()).isZero();
+    }
+
+    @Test
+    void workerCache_fetchesEachOffloadedGroupOnce() throws IOException {
+        ExecutionTopology topology = twoVertices(3_000, ResultPartitionType.BLOCKING);
+        InMemoryBlobStore blobs = new InMemoryBlobStore();
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        JOB,
+                        topology,
+                        new StaticShuffleDescriptors(topology.jobGraph(), 10),
+                        blobs,
+                        OffloadOptions.DEFAULT);
+        WorkerDescriptorCache worker = new WorkerDescriptorCache(blobs);
+
+        for (int task = 3_000; task < 6_000; task++) {
+            byte[] shipped = descriptors.create(task, 0).encode();
+            InputDescriptor input = TaskDeploymentDescriptor.decode(shipped).inputs().get(0);
+            assertThat(worker.resolve(input).size()).isEqualTo(3_000);
+        }
+
+        assertThat(worker.fetches()).isEqualTo(1);
+        assertThat(blobs.gets()).isEqualTo(1);
+    }
+
+    @Test
+    void producedPartitions_listSubpartitionsAndType() throws IOException {
+        ExecutionTopology topology = twoVertices(7, ResultPartitionType.HYBRID_FULL);
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        JOB,
+                        topology,
+                        new StaticShuffleDescriptors(topology.jobGraph(), 3),
+                        new InMemoryBlobStore(),
+                        OffloadOptions.DEFAULT);
+
+        TaskDeploymentDescriptor source = descriptors.create(2, 4);
+
+        assertThat(source.attempt()).isEqualTo(4);
+        assertThat(source.inputs()).isEmpty();
+        assertThat(source.produced())
+                .containsExactly(new ProducedPartition(2, 0, 7, ResultPartitionType.HYBRID_FULL));
+    }
+
+    @Test
+    void badArguments_areRejectedWithNames() {
+        ExecutionTopology topology = twoVertices(3, ResultPartitionType.BLOCKING);
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        JOB,
+                        topology,
+                        new StaticShuffleDescriptors(topology.jobGraph(), 3),
+                        new InMemoryBlobStore(),
+                        OffloadOptions.DEFAULT);
+
+        assertThatThrownBy(() -> descriptors.create(6, 0))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("task (6)");
+        assertThatThrownBy(() -> descriptors.create(0, -1))
+                .hasMessage("attempt must be >= 0, was -1");
+        assertThatThrownBy(() -> new OffloadOptions(true, 0, 1, true))
+                .hasMessage("edgeThreshold must be >= 1, was 0");
+        assertThatThrownBy(() -> new StaticShuffleDescriptors(topology.jobGraph(), 0))
+                .hasMessageContaining("numWorkers must be in [1, 1048576], was 0");
+        assertThatThrownBy(() -> new BlobKey("../etc/passwd"))
+                .hasMessageContaining("a blob key is 64 lower-case hex digits");
+        assertThatThrownBy(() -> new BlobKey("A".repeat(64)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BlobKey("a".repeat(63) + "\0"))
+                .hasMessageContaining("\\u0000");
+    }
+}
