@@ -73,6 +73,17 @@ public final class DeployProcedures {
     }
 
     /**
+     * The encoded all-to-all group of the reference job at {@code parallelism}, compressed, with
+     * the producers placed as in {@link #deployAll}: what a worker fetches and decodes once.
+     */
+    public static byte[] encodeSharedGroup(int parallelism) {
+        ExecutionTopology topology = ExecutionTopology.of(ReferenceJobs.reference(parallelism));
+        StaticShuffleDescriptors shuffle =
+                StaticShuffleDescriptors.randomPlacement(topology.jobGraph(), WORKERS, SEED);
+        return GroupDescriptors.encode(topology, 0, shuffle, true).bytes();
+    }
+
+    /**
      * One "deploy all" with everything counted: descriptor bytes, the blobs each worker fetches
      * once, the worker table once per worker, the last sink's descriptor and the first sink's input
      * group. Workers decode what they receive, so the counts are of bytes that decode.

@@ -3,6 +3,7 @@ package io.railyard.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
@@ -34,6 +35,7 @@ import org.openjdk.jol.info.GraphLayout;
  * @param deployAllMillis median time to create and encode every task's deployment descriptor, large
  *     groups offloaded
  * @param shipped what that deployment ships: descriptors, blobs, worker tables
+ * @param decodeGroupMillis median time for a worker to decode the shared all-to-all group
  * @param topologyBytes retained bytes of the execution topology and its job graph
  * @param regionsBytes retained bytes the regions add to the topology
  * @param numRegions number of pipelined regions
@@ -50,6 +52,7 @@ public record ScaleReport(
         double partitionReleaseMillis,
         double deployAllMillis,
         DeployProcedures.Shipped shipped,
+        double decodeGroupMillis,
         long topologyBytes,
         long regionsBytes,
         int numRegions,
@@ -82,6 +85,8 @@ public record ScaleReport(
                         i -> DeployProcedures.deployAll(topology, OffloadOptions.DEFAULT));
         DeployProcedures.Shipped shipped =
                 DeployProcedures.measureShipped(topology, OffloadOptions.DEFAULT);
+        byte[] sharedGroup = DeployProcedures.encodeSharedGroup(parallelism);
+        double decodeMillis = Timing.medianMillis(i -> GroupDescriptors.decode(sharedGroup).size());
         long topologyBytes = retainedBytes(topology);
         long regionsBytes = retainedBytes(regions) - topologyBytes;
         long connections = 0;
@@ -99,6 +104,7 @@ public record ScaleReport(
                 releaseMillis,
                 deployMillis,
                 shipped,
+                decodeMillis,
                 topologyBytes,
                 regionsBytes,
                 regions.numRegions(),
@@ -136,6 +142,7 @@ public record ScaleReport(
         deployment.put("shared_group_descriptors", shipped.sharedGroupDescriptors());
         deployment.put("total_shipped_bytes", shipped.totalBytes());
         deployment.put("workers", DeployProcedures.WORKERS);
+        deployment.put("decode_group_ms", decodeGroupMillis);
         ObjectNode memory = root.putObject("memory");
         memory.put("topology", topologyBytes);
         memory.put("regions", regionsBytes);
@@ -224,6 +231,7 @@ public record ScaleReport(
                 "-",
                 "-");
         row(out, "  total shipped", humanBytes(shipped.totalBytes()), "-", "-");
+        row(out, "  worker decodes the group", humanMillis(decodeGroupMillis), "-", "-");
     }
 
     private static void row(

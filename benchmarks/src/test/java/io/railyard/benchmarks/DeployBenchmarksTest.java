@@ -3,6 +3,7 @@ package io.railyard.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.benchmarks.ReferenceJobs.Shape;
+import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.groups.ExecutionTopology;
 import org.junit.jupiter.api.Test;
@@ -49,9 +50,22 @@ class DeployBenchmarksTest {
     }
 
     @Test
+    void sharedGroup_decodesToEveryProducersWorker() {
+        GroupDescriptors group = GroupDescriptors.decode(DeployProcedures.encodeSharedGroup(100));
+
+        assertThat(group.size()).isEqualTo(100);
+        assertThat(group.firstPartition()).isZero();
+        for (int i = 0; i < 100; i++) {
+            assertThat(group.worker(i)).isBetween(0, DeployProcedures.WORKERS - 1);
+            assertThat(group.producerAttempt(i)).isZero();
+        }
+    }
+
+    @Test
     void benchmark_startsUnderJmh() throws Exception {
         JmhSmoke.assertStart(
                 new String[] {"shape", "BLOCKING", "offload", "true"},
                 DeployAllTasksBenchmark.class);
+        JmhSmoke.assertStart(new String[0], DecodeGroupBenchmark.class);
     }
 }

@@ -35,7 +35,8 @@ class ReportCommandTest {
                     "init_scheduling",
                     "schedule_downstream",
                     "tasks_to_restart",
-                    "partition_release"
+                    "partition_release",
+                    "deploy_all"
                 }) {
             assertThat(root.path("procedures").path(procedure).path("ms").isNumber())
                     .as(procedure)
@@ -44,6 +45,12 @@ class ReportCommandTest {
         assertThat(root.path("procedures").path("tasks_to_restart").path("tasks").asInt())
                 .isEqualTo(101);
         assertThat(out.toString()).contains("tasks to restart (101 tasks)");
+        for (String count :
+                new String[] {
+                    "sink_descriptor_bytes", "shared_group_bytes", "total_shipped_bytes"
+                }) {
+            assertThat(root.path("deployment").path(count).asLong()).as(count).isPositive();
+        }
         assertThat(root.path("memory").path("topology").asLong()).isPositive();
         assertThat(root.path("job").path("connections").asLong()).isEqualTo(10_000L);
     }

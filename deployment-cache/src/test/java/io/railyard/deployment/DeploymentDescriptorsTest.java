@@ -23,6 +23,17 @@ class DeploymentDescriptorsTest {
                         .build());
     }
 
+    /** Descriptors over round-robin placement on {@code workers} workers. */
+    private static DeploymentDescriptors descriptors(
+            ExecutionTopology topology, int workers, BlobStore blobs, OffloadOptions options) {
+        return new DeploymentDescriptors(
+                JOB,
+                topology,
+                new StaticShuffleDescriptors(topology.jobGraph(), workers),
+                blobs,
+                options);
+    }
+
     @Test
     void sinkDescriptor_withOffload_isSmall_andTheGroupIsEncodedOnceForAllSinks()
             throws IOException {
@@ -120,12 +131,7 @@ class DeploymentDescriptorsTest {
         ExecutionTopology topology = twoVertices(3_000, ResultPartitionType.BLOCKING);
         InMemoryBlobStore blobs = new InMemoryBlobStore();
         DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB,
-                        topology,
-                        new StaticShuffleDescriptors(topology.jobGraph(), 10),
-                        blobs,
-                        OffloadOptions.DEFAULT);
+                descriptors(topology, 10, blobs, OffloadOptions.DEFAULT);
         WorkerDescriptorCache worker = new WorkerDescriptorCache(blobs);
 
         for (int task = 3_000; task < 6_000; task++) {
@@ -142,12 +148,7 @@ class DeploymentDescriptorsTest {
     void producedPartitions_listSubpartitionsAndType() throws IOException {
         ExecutionTopology topology = twoVertices(7, ResultPartitionType.HYBRID_FULL);
         DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB,
-                        topology,
-                        new StaticShuffleDescriptors(topology.jobGraph(), 3),
-                        new InMemoryBlobStore(),
-                        OffloadOptions.DEFAULT);
+                descriptors(topology, 3, new InMemoryBlobStore(), OffloadOptions.DEFAULT);
 
         TaskDeploymentDescriptor source = descriptors.create(2, 4);
 
@@ -161,12 +162,7 @@ class DeploymentDescriptorsTest {
     void badArguments_areRejectedWithNames() {
         ExecutionTopology topology = twoVertices(3, ResultPartitionType.BLOCKING);
         DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB,
-                        topology,
-                        new StaticShuffleDescriptors(topology.jobGraph(), 3),
-                        new InMemoryBlobStore(),
-                        OffloadOptions.DEFAULT);
+                descriptors(topology, 3, new InMemoryBlobStore(), OffloadOptions.DEFAULT);
 
         assertThatThrownBy(() -> descriptors.create(6, 0))
                 .isInstanceOf(IndexOutOfBoundsException.class)
