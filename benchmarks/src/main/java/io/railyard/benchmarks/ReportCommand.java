@@ -4,6 +4,10 @@ import io.railyard.topology.JobGraph;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,6 +38,15 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "PATH", description = "also write the report as JSON")
     private @Nullable Path json;
 
+    @Option(
+            names = "--chart",
+            paramLabel = "PATH",
+            description = "also write a PNG bar chart of the procedures")
+    private @Nullable Path chart;
+
+    @Option(names = "--no-progress", description = "no progress bar on stderr")
+    private boolean noProgress;
+
     @Override
     public Integer call() throws Exception {
         if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
@@ -43,14 +56,39 @@ final class ReportCommand implements Callable<Integer> {
                             "--parallelism must be in [1, %d], was %d",
                             JobGraph.MAX_PARALLELISM, parallelism));
         }
-        ScaleReport report = ScaleReport.measure(parallelism);
+        ScaleReport report = measure();
         PrintWriter out = spec.commandLine().getOut();
         out.print(report.toTable());
         if (json != null) {
             report.writeJson(json);
             out.println("JSON written to " + json);
         }
+        if (chart != null) {
+            ReportChart.write(report, chart);
+            out.println("chart written to " + chart);
+        }
         out.flush();
         return 0;
+    }
+
+    /** Measures with an ASCII progress bar on stderr. */
+    private ScaleReport measure() {
+        if (noProgress) {
+            return ScaleReport.measure(parallelism);
+        }
+        try (ProgressBar bar =
+                new ProgressBarBuilder()
+                        .setTaskName("P = " + parallelism)
+                        .setInitialMax(ScaleReport.STEPS)
+                        .setStyle(ProgressBarStyle.ASCII) // readable in CI logs too
+                        .setConsumer(new ConsoleProgressBarConsumer(System.err))
+                        .build()) {
+            return ScaleReport.measure(
+                    parallelism,
+                    step -> {
+                        bar.step();
+                        bar.setExtraMessage(step);
+                    });
+        }
     }
 }

@@ -3,6 +3,8 @@ package io.railyard.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
 import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.groups.ExecutionTopology;
@@ -10,105 +12,186 @@ import io.railyard.regions.PipelinedRegions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jol.info.GraphLayout;
 
 /**
  * The scale report: every procedure measured on the reference job (source → sink, ALL_TO_ALL,
- * BLOCKING) at one parallelism, beside the figures Flink published for P = 10,000.
+ * BLOCKING) at one parallelism, beside the figures Flink published for P = 10,000 and, when given,
+ * a column measured live from Flink 2.x in the same process.
  *
  * <p>Procedures are timed in this process after warm-up (median of samples, see {@link Timing});
- * memory is the retained size of the structure as JOL walks it (every object reachable from it,
- * names and enum constants included). Later issues add procedures and sections; the JSON keys are
- * stable.
- *
- * @param parallelism parallelism of source and sink
- * @param buildTopologyMillis median time to build the job graph and its execution topology
- * @param buildRegionsMillis median time to build the pipelined regions of that topology
- * @param initSchedulingMillis median time to initialise the region scheduling strategy
- * @param scheduleDownstreamMillis median time to deploy every sink region when the last source task
- *     finishes
- * @param tasksToRestartMillis median time to compute the tasks to restart when one source task
- *     fails, every blocking partition available
- * @param restartedTasks how many tasks that failure restarts (P + 1)
- * @param partitionReleaseMillis median time for partition release to absorb every sink finishing
- * @param deployAllMillis median time to create and encode every task's deployment descriptor, large
- *     groups offloaded
- * @param shipped what that deployment ships: descriptors, blobs, worker tables
- * @param decodeGroupMillis median time for a worker to decode the shared all-to-all group
- * @param topologyBytes retained bytes of the execution topology and its job graph
- * @param regionsBytes retained bytes the regions add to the topology
- * @param numRegions number of pipelined regions
- * @param connections task-level connections the topology stands for
+ * memory is the retained size of a structure as JOL walks it (every object reachable from it, names
+ * and enum constants included). The JSON keys are stable; later issues add sections.
  */
-public record ScaleReport(
-        int parallelism,
-        double buildTopologyMillis,
-        double buildRegionsMillis,
-        double initSchedulingMillis,
-        double scheduleDownstreamMillis,
-        double tasksToRestartMillis,
-        int restartedTasks,
-        double partitionReleaseMillis,
-        double deployAllMillis,
-        DeployProcedures.Shipped shipped,
-        double decodeGroupMillis,
-        long topologyBytes,
-        long regionsBytes,
-        int numRegions,
-        long connections) {
+public final class ScaleReport {
+    /** Procedures measured by {@link #measure}, in order: the progress bar's length. */
+    public static final int STEPS = 11;
 
-    /** Runs every procedure at {@code parallelism} and measures its footprint. */
+    /** Flink's published figures for P = 10,000 (1.12, 1.14), by procedure key. */
+    private static final ImmutableMap<String, ImmutableList<String>> PUBLISHED =
+            ImmutableMap.of(
+                    "initialization", ImmutableList.of("11,431 ms", "627 ms"),
+                    "deploy_all", ImmutableList.of("63,118 ms", "17,183 ms"),
+                    "tasks_to_restart", ImmutableList.of("37,195 ms", "170 ms"));
+
+    /**
+     * One measured procedure.
+     *
+     * @param key the JSON name
+     * @param label the table label
+     * @param millis the median time of one run
+     */
+    public record Procedure(String key, String label, double millis) {}
+
+    /**
+     * Flink 2.x measured live on the same job in the same process.
+     *
+     * @param version Flink's version
+     * @param millis median milliseconds by procedure key (the keys Flink has an equivalent for)
+     * @param graphBytes retained bytes of Flink's execution graph with its scheduling topology
+     */
+    public record FlinkColumn(String version, Map<String, Double> millis, long graphBytes) {}
+
+    private final int parallelism;
+    private final long connections;
+    private final int numRegions;
+    private final int restartedTasks;
+    private final ImmutableList<Procedure> procedures;
+    private final ImmutableMap<String, Long> memory;
+    private final DeployProcedures.Shipped shipped;
+    private final double decodeGroupMillis;
+    private final @Nullable FlinkColumn flink;
+
+    @SuppressWarnings("TooManyParameters") // built only by measure() and withFlink()
+    private ScaleReport(
+            int parallelism,
+            long connections,
+            int numRegions,
+            int restartedTasks,
+            List<Procedure> procedures,
+            Map<String, Long> memory,
+            DeployProcedures.Shipped shipped,
+            double decodeGroupMillis,
+            @Nullable FlinkColumn flink) {
+        this.parallelism = parallelism;
+        this.connections = connections;
+        this.numRegions = numRegions;
+        this.restartedTasks = restartedTasks;
+        this.procedures = ImmutableList.copyOf(procedures);
+        this.memory = ImmutableMap.copyOf(memory);
+        this.shipped = shipped;
+        this.decodeGroupMillis = decodeGroupMillis;
+        this.flink = flink;
+    }
+
+    /** Runs every procedure at {@code parallelism}, without progress output. */
     public static ScaleReport measure(int parallelism) {
-        double buildMillis = Timing.medianMillis(i -> BuildTopology.run(parallelism));
+        return measure(parallelism, step -> {});
+    }
+
+    /**
+     * Runs every procedure at {@code parallelism} and measures the footprints; {@code progress}
+     * hears the name of each of the {@link #STEPS} procedures as it completes.
+     */
+    public static ScaleReport measure(int parallelism, Consumer<String> progress) {
+        List<Procedure> procedures = new ArrayList<>();
+        Measurer m = new Measurer(procedures, progress);
+        m.time(
+                "initialization",
+                "initialization (all of the below)",
+                i -> Initialized.of(parallelism));
+        m.time("build_topology", "  build topology + groups", i -> BuildTopology.run(parallelism));
         ExecutionTopology topology = BuildTopology.run(parallelism);
-        double regionsMillis = Timing.medianMillis(i -> RegionProcedures.buildRegions(topology));
+        m.time("build_regions", "  build regions", i -> RegionProcedures.buildRegions(topology));
         PipelinedRegions regions = RegionProcedures.buildRegions(topology);
-        double initMillis =
-                Timing.medianMillis(
-                        i ->
-                                RegionProcedures.initScheduling(
-                                        regions, new RegionProcedures.CountingDeployer()));
-        double downstreamMillis =
-                Timing.medianMillis(
-                        () -> new RegionProcedures.Downstream(regions),
-                        RegionProcedures.Downstream::finishLastSource);
+        m.time(
+                "init_scheduling",
+                "  init scheduling",
+                i ->
+                        RegionProcedures.initScheduling(
+                                regions, new RegionProcedures.CountingDeployer()));
+        m.time(
+                "schedule_downstream",
+                "schedule downstream",
+                () -> new RegionProcedures.Downstream(regions),
+                RegionProcedures.Downstream::finishLastSource);
+        m.time(
+                "deploy_all",
+                "deploy all (encode descriptors)",
+                i -> DeployProcedures.deployAll(topology, OffloadOptions.DEFAULT));
         FailoverProcedures.Restart restart =
                 new FailoverProcedures.Restart(regions, FailoverProcedures.Failure.BLOCKING_SOURCE);
-        double restartMillis = Timing.medianMillis(i -> restart.tasksToRestart());
-        double releaseMillis =
-                Timing.medianMillis(
-                        () -> new FailoverProcedures.Release(regions),
-                        FailoverProcedures.Release::finishSinks);
-        double deployMillis =
-                Timing.medianMillis(
-                        i -> DeployProcedures.deployAll(topology, OffloadOptions.DEFAULT));
+        m.time("tasks_to_restart", "tasks to restart", i -> restart.tasksToRestart());
+        m.time(
+                "partition_release",
+                "partition release (all sinks)",
+                () -> new FailoverProcedures.Release(regions),
+                FailoverProcedures.Release::finishSinks);
         DeployProcedures.Shipped shipped =
                 DeployProcedures.measureShipped(topology, OffloadOptions.DEFAULT);
+        progress.accept("deployment bytes");
         byte[] sharedGroup = DeployProcedures.encodeSharedGroup(parallelism);
         double decodeMillis = Timing.medianMillis(i -> GroupDescriptors.decode(sharedGroup).size());
+        progress.accept("decode group");
+        Map<String, Long> memory = new java.util.LinkedHashMap<>();
         long topologyBytes = retainedBytes(topology);
-        long regionsBytes = retainedBytes(regions) - topologyBytes;
+        memory.put("topology", topologyBytes);
+        memory.put("regions", retainedBytes(regions) - topologyBytes);
+        memory.put("initialized", retainedBytes(Initialized.of(parallelism)));
+        progress.accept("memory");
+        return new ScaleReport(
+                parallelism,
+                connections(topology),
+                regions.numRegions(),
+                restart.tasksToRestart(),
+                procedures,
+                memory,
+                shipped,
+                decodeMillis,
+                null);
+    }
+
+    /** This report with a live Flink column. */
+    public ScaleReport withFlink(FlinkColumn column) {
+        return new ScaleReport(
+                parallelism,
+                connections,
+                numRegions,
+                restartedTasks,
+                procedures,
+                memory,
+                shipped,
+                decodeGroupMillis,
+                column);
+    }
+
+    /** The measured procedures, in table order. */
+    public ImmutableList<Procedure> procedures() {
+        return procedures;
+    }
+
+    /** The live Flink column, if measured. */
+    public @Nullable FlinkColumn flink() {
+        return flink;
+    }
+
+    /** Flink's published 1.14 figure for procedure {@code key}, if any. */
+    static @Nullable String published114(String key) {
+        ImmutableList<String> figures = PUBLISHED.get(key);
+        return figures == null ? null : figures.get(1);
+    }
+
+    private static long connections(ExecutionTopology topology) {
         long connections = 0;
         for (int g = 0; g < topology.numGroups(); g++) {
             connections += topology.numConnections(g);
         }
-        return new ScaleReport(
-                parallelism,
-                buildMillis,
-                regionsMillis,
-                initMillis,
-                downstreamMillis,
-                restartMillis,
-                restart.tasksToRestart(),
-                releaseMillis,
-                deployMillis,
-                shipped,
-                decodeMillis,
-                topologyBytes,
-                regionsBytes,
-                regions.numRegions(),
-                connections);
+        return connections;
     }
 
     /** Bytes of every object reachable from {@code root}, as JOL counts them. */
@@ -124,17 +207,14 @@ public record ScaleReport(
         job.put("shape", "source -> sink, ALL_TO_ALL, BLOCKING");
         job.put("connections", connections);
         job.put("regions", numRegions);
-        ObjectNode procedures = root.putObject("procedures");
-        procedures.putObject("build_topology").put("ms", buildTopologyMillis);
-        procedures.putObject("build_regions").put("ms", buildRegionsMillis);
-        procedures.putObject("init_scheduling").put("ms", initSchedulingMillis);
-        procedures.putObject("schedule_downstream").put("ms", scheduleDownstreamMillis);
-        procedures
-                .putObject("tasks_to_restart")
-                .put("ms", tasksToRestartMillis)
-                .put("tasks", restartedTasks);
-        procedures.putObject("partition_release").put("ms", partitionReleaseMillis);
-        procedures.putObject("deploy_all").put("ms", deployAllMillis);
+        ObjectNode procedureNode = root.putObject("procedures");
+        for (Procedure procedure : procedures) {
+            ObjectNode node =
+                    procedureNode.putObject(procedure.key()).put("ms", procedure.millis());
+            if (procedure.key().equals("tasks_to_restart")) {
+                node.put("tasks", restartedTasks);
+            }
+        }
         ObjectNode deployment = root.putObject("deployment");
         deployment.put("sink_descriptor_bytes", shipped.sinkDescriptorBytes());
         deployment.put("shared_group_bytes", shipped.sharedGroupBytes());
@@ -143,9 +223,17 @@ public record ScaleReport(
         deployment.put("total_shipped_bytes", shipped.totalBytes());
         deployment.put("workers", DeployProcedures.WORKERS);
         deployment.put("decode_group_ms", decodeGroupMillis);
-        ObjectNode memory = root.putObject("memory");
-        memory.put("topology", topologyBytes);
-        memory.put("regions", regionsBytes);
+        ObjectNode memoryNode = root.putObject("memory");
+        memory.forEach(memoryNode::put);
+        memoryNode.put("initialized_bytes_per_task", bytesPerTask(memory.get("initialized")));
+        if (flink != null) {
+            ObjectNode flinkNode = root.putObject("flink");
+            flinkNode.put("version", flink.version());
+            ObjectNode flinkProcedures = flinkNode.putObject("procedures");
+            flink.millis()
+                    .forEach((key, millis) -> flinkProcedures.putObject(key).put("ms", millis));
+            flinkNode.putObject("memory").put("graph", flink.graphBytes());
+        }
         ObjectNode machine = root.putObject("machine");
         machine.put("cores", Runtime.getRuntime().availableProcessors());
         machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
@@ -154,6 +242,10 @@ public record ScaleReport(
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         machine.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
         return root;
+    }
+
+    private double bytesPerTask(@Nullable Long bytes) {
+        return bytes == null ? 0 : bytes / (2.0 * parallelism);
     }
 
     /** Writes {@link #toJson} to {@code path}, pretty-printed. */
@@ -166,92 +258,65 @@ public record ScaleReport(
         mapper.writeValue(path.toFile(), toJson(mapper));
     }
 
-    /** The report as a table for people, with Flink's published figures for P = 10,000. */
+    /** The report as a table for people; see {@link ReportTable}. */
     public String toTable() {
-        StringBuilder out = new StringBuilder();
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "Railyard scale report: source -> sink, P = %,d, ALL_TO_ALL BLOCKING"
-                                + " (%,d connections, %,d regions)%n",
-                        parallelism,
-                        connections,
-                        numRegions));
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "machine: %d cores, %s %s, %s %s%n%n",
-                        Runtime.getRuntime().availableProcessors(),
-                        System.getProperty("os.name"),
-                        System.getProperty("os.arch"),
-                        System.getProperty("java.vm.name"),
-                        System.getProperty("java.version")));
-        row(out, "procedure", "Railyard", "Flink 1.12*", "Flink 1.14*");
-        row(out, "build topology + groups", humanMillis(buildTopologyMillis), "-", "-");
-        row(out, "build regions", humanMillis(buildRegionsMillis), "-", "-");
-        row(out, "init scheduling", humanMillis(initSchedulingMillis), "-", "-");
-        row(out, "  (job initialization, published)", "", "11,431 ms", "627 ms");
-        row(out, "schedule downstream", humanMillis(scheduleDownstreamMillis), "-", "-");
-        row(
-                out,
-                String.format(Locale.ROOT, "tasks to restart (%,d tasks)", restartedTasks),
-                humanMillis(tasksToRestartMillis),
-                "37,195 ms",
-                "170 ms");
-        row(out, "partition release (all sinks)", humanMillis(partitionReleaseMillis), "-", "-");
-        deploymentRows(out);
-        row(out, "topology memory (retained)", humanBytes(topologyBytes), "> 4 GiB", "~12 MiB");
-        row(out, "regions memory (retained)", humanBytes(regionsBytes), "-", "-");
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "%n* published by Flink for P = 10,000 (Flink blog on scheduler"
-                                + " performance); not measured here. Flink's job initialization"
-                                + " covers Railyard's first three procedures; its task deployment"
-                                + " covers schedule downstream and deploy all. The sink descriptor"
-                                + " of Flink 1.14 is its size before offloading.%n"));
-        return out.toString();
+        return ReportTable.render(this);
     }
 
-    private void deploymentRows(StringBuilder out) {
-        row(
-                out,
-                "deploy all (encode descriptors)",
-                humanMillis(deployAllMillis),
-                "63,118 ms",
-                "17,183 ms");
-        row(out, "  sink descriptor", shipped.sinkDescriptorBytes() + " B", "-", "~270 KiB");
-        row(
-                out,
-                String.format(
-                        Locale.ROOT,
-                        "  shared group (%,d descriptors)",
-                        shipped.sharedGroupDescriptors()),
-                humanBytes(shipped.sharedGroupBytes()),
-                "-",
-                "-");
-        row(out, "  total shipped", humanBytes(shipped.totalBytes()), "-", "-");
-        row(out, "  worker decodes the group", humanMillis(decodeGroupMillis), "-", "-");
+    int parallelism() {
+        return parallelism;
     }
 
-    private static void row(
-            StringBuilder out, String label, String ours, String f112, String f114) {
-        out.append(String.format(Locale.ROOT, "%-34s %16s %16s %16s%n", label, ours, f112, f114));
+    long connections() {
+        return connections;
     }
 
-    static String humanMillis(double millis) {
-        return millis < 1
-                ? String.format(Locale.ROOT, "%.2f us", millis * 1000)
-                : String.format(Locale.ROOT, "%,.1f ms", millis);
+    int numRegions() {
+        return numRegions;
     }
 
-    static String humanBytes(long bytes) {
-        if (bytes < 1024) {
-            return bytes + " B";
+    int restartedTasks() {
+        return restartedTasks;
+    }
+
+    ImmutableMap<String, Long> memory() {
+        return memory;
+    }
+
+    DeployProcedures.Shipped shipped() {
+        return shipped;
+    }
+
+    double decodeGroupMillis() {
+        return decodeGroupMillis;
+    }
+
+    static @Nullable ImmutableList<String> published(String key) {
+        return PUBLISHED.get(key);
+    }
+
+    /** Times procedures into a list and reports progress. */
+    private static final class Measurer {
+        private final List<Procedure> procedures;
+        private final Consumer<String> progress;
+
+        Measurer(List<Procedure> procedures, Consumer<String> progress) {
+            this.procedures = procedures;
+            this.progress = progress;
         }
-        if (bytes < 1024 * 1024) {
-            return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+
+        void time(String key, String label, java.util.function.IntFunction<?> operation) {
+            procedures.add(new Procedure(key, label, Timing.medianMillis(operation)));
+            progress.accept(key);
         }
-        return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+
+        <S> void time(
+                String key,
+                String label,
+                java.util.function.Supplier<S> setup,
+                java.util.function.Function<S, ?> operation) {
+            procedures.add(new Procedure(key, label, Timing.medianMillis(setup, operation)));
+            progress.accept(key);
+        }
     }
 }

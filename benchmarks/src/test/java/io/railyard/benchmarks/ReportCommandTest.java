@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +21,16 @@ class ReportCommandTest {
         CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out));
 
-        int exit = cli.execute("report", "--parallelism", "100", "--json", json.toString());
+        Path chart = dir.resolve("charts/report.png");
+        int exit =
+                cli.execute(
+                        "report",
+                        "--parallelism",
+                        "100",
+                        "--json",
+                        json.toString(),
+                        "--chart",
+                        chart.toString());
 
         assertThat(exit).isZero();
         assertThat(out.toString()).contains("P = 100,").contains("build topology + groups");
@@ -52,6 +62,12 @@ class ReportCommandTest {
             assertThat(root.path("deployment").path(count).asLong()).as(count).isPositive();
         }
         assertThat(root.path("memory").path("topology").asLong()).isPositive();
+        assertThat(root.path("memory").path("initialized").asLong())
+                .isGreaterThan(root.path("memory").path("topology").asLong());
+        assertThat(root.path("procedures").path("initialization").path("ms").asDouble())
+                .isPositive();
+        byte[] png = Files.readAllBytes(chart);
+        assertThat(png).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
         assertThat(root.path("job").path("connections").asLong()).isEqualTo(10_000L);
     }
 

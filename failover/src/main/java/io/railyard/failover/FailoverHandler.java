@@ -74,12 +74,7 @@ public final class FailoverHandler {
         this.policy = policy;
         this.tracker = new PartitionTracker(graph);
         this.release =
-                new PartitionRelease(
-                        regions,
-                        (from, to) -> {
-                            tracker.onPartitionsInvalidated(from, to);
-                            releaseListener.release(from, to);
-                        });
+                new PartitionRelease(regions, new InvalidatingListener(tracker, releaseListener));
         this.failover = new RegionFailover(inputs, tracker);
         this.attempt = new int[regions.numRegions()];
     }
@@ -205,5 +200,22 @@ public final class FailoverHandler {
     private void failJob() {
         jobFailed = true;
         release.releaseAll();
+    }
+
+    /** Released partitions become unavailable, then the caller hears of them. */
+    private static final class InvalidatingListener implements ReleaseListener {
+        private final PartitionTracker tracker;
+        private final ReleaseListener next;
+
+        InvalidatingListener(PartitionTracker tracker, ReleaseListener next) {
+            this.tracker = tracker;
+            this.next = next;
+        }
+
+        @Override
+        public void release(int from, int to) {
+            tracker.onPartitionsInvalidated(from, to);
+            next.release(from, to);
+        }
     }
 }

@@ -48,7 +48,8 @@ public final class RegionSchedulingStrategy {
     private final ExecutionTopology topology;
     private final JobGraph graph;
     private final RegionDeployer deployer;
-    private final Thread owner;
+    private final long ownerId; // an id, not the Thread: the strategy must not retain a thread
+    private final String ownerName;
 
     private final int[] notReady; // per group: partitions not ready (PLAIN groups)
     private final int[] crossNotReady; // per CROSS entry: outside partitions not ready
@@ -73,7 +74,8 @@ public final class RegionSchedulingStrategy {
         this.topology = regions.topology();
         this.graph = topology.jobGraph();
         this.deployer = deployer;
-        this.owner = Thread.currentThread();
+        this.ownerId = Thread.currentThread().getId();
+        this.ownerName = Thread.currentThread().getName();
         this.notReady = new int[topology.numGroups()];
         for (int g = 0; g < notReady.length; g++) {
             notReady[g] = PackedRange.size(topology.partitionRange(g));
@@ -211,9 +213,9 @@ public final class RegionSchedulingStrategy {
 
     private void enter() {
         checkState(
-                Thread.currentThread() == owner,
+                Thread.currentThread().getId() == ownerId,
                 "the scheduling strategy is confined to thread %s, called from %s",
-                owner.getName(),
+                ownerName,
                 Thread.currentThread().getName());
         checkState(!busy, "the strategy was called back from inside RegionDeployer.deploy");
         busy = true;
