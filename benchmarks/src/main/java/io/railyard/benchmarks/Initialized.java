@@ -33,7 +33,11 @@ public record Initialized(
 
     /** Initialises the reference job at {@code parallelism}. O(tasks + groups). */
     public static Initialized of(int parallelism) {
-        JobGraph graph = ReferenceJobs.reference(parallelism);
+        return of(ReferenceJobs.reference(parallelism));
+    }
+
+    /** Initialises {@code graph}. O(tasks + groups). */
+    public static Initialized of(JobGraph graph) {
         ExecutionTopology topology = ExecutionTopology.of(graph);
         RegionInputs inputs = RegionInputs.of(PipelinedRegions.build(topology));
         RegionSchedulingStrategy strategy =
@@ -46,7 +50,7 @@ public record Initialized(
                         new IgnoringReleaseListener());
         DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
-                        new JobId(0, parallelism),
+                        new JobId(0, graph.numTasks()),
                         topology,
                         StaticShuffleDescriptors.randomPlacement(
                                 graph, DeployProcedures.WORKERS, 1),
