@@ -49,7 +49,12 @@ public final class RegionFailover {
     private final int[] regionStamp; // per region: epoch when visited
     private final int[] consumedStamp; // per group: epoch when its partitions were checked
     private final int[] consumerStamp; // per group: epoch when its consumers were visited
-    private final int[] queue; // regions to expand, FIFO; each region enters at most once
+    private final int[] queue; // items to expand, FIFO: a region, or the first of a run
+    private final int[] itemVertex; // per item: -1 for one region, else the run's job vertex
+    private final int[] itemLow; // per run item: first subtask
+    private final int[] itemHigh; // per run item: last subtask (inclusive)
+    private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
+    private final BitSet inRun; // scratch: regions listed through a run item
     private final BitSet ascending; // scratch: the visited regions, to list them in id order
     private final int[] openStart; // per job vertex: the range being merged, while openStamp
     private final int[] openEnd;
@@ -78,6 +83,14 @@ public final class RegionFailover {
         this.consumedStamp = new int[topology.numGroups()];
         this.consumerStamp = new int[topology.numGroups()];
         this.queue = new int[regions.numRegions()];
+        this.itemVertex = new int[regions.numRegions()];
+        this.itemLow = new int[regions.numRegions()];
+        this.itemHigh = new int[regions.numRegions()];
+        this.singletonBase = new int[graph.numJobVertices()];
+        for (int v = 0; v < singletonBase.length; v++) {
+            singletonBase[v] = regions.singletonRegionBase(v);
+        }
+        this.inRun = new BitSet(regions.numRegions());
         this.ascending = new BitSet(regions.numRegions());
         this.openStart = new int[graph.numJobVertices()];
         this.openEnd = new int[graph.numJobVertices()];
@@ -113,7 +126,11 @@ public final class RegionFailover {
         tail = 0;
         visit(regions.regionOf(failedTask));
         for (int head = 0; head < tail; head++) {
-            expand(queue[head]);
+            if (itemVertex[head] < 0) {
+                expand(queue[head]);
+            } else {
+                expandRange(itemVertex[head], itemLow[head], itemHigh[head]);
+            }
         }
         collect(into);
     }
@@ -131,36 +148,77 @@ public final class RegionFailover {
     private void visit(int region) {
         if (regionStamp[region] != epoch) {
             regionStamp[region] = epoch;
+            itemVertex[tail] = -1;
             queue[tail++] = region;
         }
     }
 
-    /** Applies rules 2 and 3 to region {@code region}, one task range and edge at a time. */
+    /**
+     * Visits the regions of subtasks {@code [from, to)} of job vertex {@code v}. Where each of them
+     * is a singleton region with consecutive ids, the unvisited ones are queued as runs, each
+     * expanded later as one task range: the 10,000 sinks of a blocking job cost one item, not
+     * 10,000.
+     */
+    private void visitSubtasks(int v, int from, int to) {
+        int base = singletonBase[v];
+        if (base < 0) {
+            for (int s = from; s < to; s++) {
+                visit(regions.regionOf(v, s));
+            }
+            return;
+        }
+        int runStart = -1;
+        for (int s = from; s < to; s++) {
+            if (regionStamp[base + s] != epoch) {
+                regionStamp[base + s] = epoch;
+                runStart = runStart < 0 ? s : runStart;
+            } else if (runStart >= 0) {
+                queueRun(v, base, runStart, s);
+                runStart = -1;
+            }
+        }
+        if (runStart >= 0) {
+            queueRun(v, base, runStart, to);
+        }
+    }
+
+    private void queueRun(int v, int base, int from, int to) {
+        itemVertex[tail] = v;
+        itemLow[tail] = from;
+        itemHigh[tail] = to - 1;
+        queue[tail++] = base + from;
+    }
+
+    /** Applies rules 2 and 3 to region {@code region}, one task range at a time. */
     private void expand(int region) {
         for (cursor.reset(region); cursor.next(); ) {
             int v = graph.vertexOfTask(cursor.start());
-            int low = cursor.start() - graph.firstTask(v);
-            int high = cursor.end() - 1 - graph.firstTask(v);
-            for (int k = 0; k < graph.numInputEdges(v); k++) {
-                int e = graph.inputEdge(v, k);
-                int last = topology.consumedGroupOnEdge(e, high);
-                for (int g = topology.consumedGroupOnEdge(e, low); g <= last; g++) {
-                    if (isExternal(g) && consumedStamp[g] != epoch) {
-                        consumedStamp[g] = epoch;
-                        visitUnavailableProducers(e, g);
-                    }
+            int first = graph.firstTask(v);
+            expandRange(v, cursor.start() - first, cursor.end() - 1 - first);
+        }
+    }
+
+    /** Rules 2 and 3 for subtasks {@code [low, high]} of job vertex {@code v}, edge by edge. */
+    private void expandRange(int v, int low, int high) {
+        for (int k = 0; k < graph.numInputEdges(v); k++) {
+            int e = graph.inputEdge(v, k);
+            int last = topology.consumedGroupOnEdge(e, high);
+            for (int g = topology.consumedGroupOnEdge(e, low); g <= last; g++) {
+                if (isExternal(g) && consumedStamp[g] != epoch) {
+                    consumedStamp[g] = epoch;
+                    visitUnavailableProducers(e, g);
                 }
             }
-            for (int k = 0; k < graph.numProducedDataSets(v); k++) {
-                int d = graph.producedDataSet(v, k);
-                for (int j = 0; j < graph.numConsumerEdges(d); j++) {
-                    int e = graph.consumerEdge(d, j);
-                    int last = topology.consumerGroupOnEdge(e, high);
-                    for (int g = topology.consumerGroupOnEdge(e, low); g <= last; g++) {
-                        if (isExternal(g) && consumerStamp[g] != epoch) {
-                            consumerStamp[g] = epoch;
-                            visitConsumers(e, g);
-                        }
+        }
+        for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+            int d = graph.producedDataSet(v, k);
+            for (int j = 0; j < graph.numConsumerEdges(d); j++) {
+                int e = graph.consumerEdge(d, j);
+                int last = topology.consumerGroupOnEdge(e, high);
+                for (int g = topology.consumerGroupOnEdge(e, low); g <= last; g++) {
+                    if (isExternal(g) && consumerStamp[g] != epoch) {
+                        consumerStamp[g] = epoch;
+                        visitConsumers(e, g);
                     }
                 }
             }
@@ -185,15 +243,13 @@ public final class RegionFailover {
         int start = PackedRange.start(partitions);
         int end = PackedRange.end(partitions);
         if (!reconsumable[d]) {
-            for (int p = start; p < end; p++) {
-                visit(regions.regionOf(producer, p - first));
-            }
+            visitSubtasks(producer, start - first, end - first);
             return;
         }
         for (int p = availability.nextUnavailable(start, end);
                 p < end;
                 p = availability.nextUnavailable(p + 1, end)) {
-            visit(regions.regionOf(producer, p - first));
+            visitSubtasks(producer, p - first, p - first + 1);
         }
     }
 
@@ -202,28 +258,39 @@ public final class RegionFailover {
         int consumer = graph.edgeConsumer(e);
         int first = graph.firstTask(consumer);
         long consumers = topology.consumerRange(g);
-        for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
-            visit(regions.regionOf(consumer, c - first));
-        }
+        visitSubtasks(
+                consumer, PackedRange.start(consumers) - first, PackedRange.end(consumers) - first);
     }
 
     /** Lists the visited regions in id order and their tasks as merged ranges per job vertex. */
     private void collect(RestartSet into) {
         into.clear();
-        int lowest = Integer.MAX_VALUE;
-        for (int i = 0; i < tail; i++) {
-            ascending.set(queue[i]);
-            lowest = Math.min(lowest, queue[i]);
-        }
         numTouched = 0;
+        int lowest = Integer.MAX_VALUE;
+        int count = 0;
+        for (int i = 0; i < tail; i++) {
+            int size = itemVertex[i] < 0 ? 1 : itemHigh[i] - itemLow[i] + 1;
+            ascending.set(queue[i], queue[i] + size);
+            lowest = Math.min(lowest, queue[i]);
+            count += size;
+            if (itemVertex[i] >= 0) { // a run: its tasks are one range, no cursor needed
+                int first = graph.firstTask(itemVertex[i]);
+                inRun.set(queue[i], queue[i] + size);
+                appendRange(into, first + itemLow[i], first + itemHigh[i] + 1);
+            }
+        }
         int region = lowest;
         for (int i = 1; ; i++) {
             ascending.clear(region);
             into.addRegion(region);
-            for (cursor.reset(region); cursor.next(); ) {
-                appendRange(into, cursor.start(), cursor.end());
+            if (inRun.get(region)) {
+                inRun.clear(region);
+            } else {
+                for (cursor.reset(region); cursor.next(); ) {
+                    appendRange(into, cursor.start(), cursor.end());
+                }
             }
-            if (i == tail) {
+            if (i == count) {
                 break; // not one more nextSetBit: it would scan to the end of the bit set
             }
             region = ascending.nextSetBit(region + 1);

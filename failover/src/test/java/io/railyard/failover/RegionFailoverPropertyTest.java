@@ -51,6 +51,26 @@ class RegionFailoverPropertyTest {
         }
     }
 
+    /** The seeds reach the run path: vertices whose subtasks are consecutive singleton regions. */
+    @org.junit.jupiter.api.Test
+    void seeds_exerciseSingletonRegionRuns() {
+        long seedsWithRuns =
+                seeds().filter(
+                                seed -> {
+                                    JobGraph graph = RandomJobGraphs.generate(seed);
+                                    PipelinedRegions regions =
+                                            PipelinedRegions.build(ExecutionTopology.of(graph));
+                                    return IntStream.range(0, graph.numJobVertices())
+                                            .anyMatch(
+                                                    v ->
+                                                            regions.singletonRegionBase(v) >= 0
+                                                                    && graph.parallelism(v) > 1);
+                                })
+                        .count();
+
+        assertThat(seedsWithRuns).isGreaterThan(30);
+    }
+
     /** Round 0: all available; round 1: none; then a random share. */
     private static void randomize(BitSet available, int n, int round, SplittableRandom random) {
         available.clear();

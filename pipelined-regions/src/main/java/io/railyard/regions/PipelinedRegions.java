@@ -182,6 +182,22 @@ public final class PipelinedRegions {
         return count;
     }
 
+    /**
+     * If every subtask of job vertex {@code v} is alone in its own region and subtask {@code i}'s
+     * region is {@code result + i} — the sinks and sources of a blocking all-to-all job — the
+     * region of subtask 0; otherwise -1. Lets callers handle a run of such regions as one task
+     * range. O(1).
+     */
+    public int singletonRegionBase(int v) {
+        checkElementIndex(v, graph.numJobVertices(), "vertex");
+        int block = blockOfVertex[v];
+        boolean alone =
+                blockKind[block] == ALIGNED
+                        && vertexSlotsOfBlock.size(block) == 1
+                        && regionOfPreRegion == null;
+        return alone ? preRegionsOfBlock.start(block) : -1;
+    }
+
     /** A new reusable cursor over the task ranges of a region; see {@link TaskRangeCursor}. */
     public TaskRangeCursor newTaskRangeCursor() {
         return new TaskRangeCursor(this);
