@@ -31,6 +31,35 @@ class PipelinedRegionsTest {
     }
 
     @Test
+    void singletonRegionBase_isTheFirstRegionOfVerticesSplitIntoConsecutiveSingletons() {
+        JobGraph blocking =
+                JobGraph.builder()
+                        .addVertex("a", 4)
+                        .addVertex("b", 3)
+                        .connect("a", "b", ALL_TO_ALL, BLOCKING)
+                        .build();
+        JobGraph pipelined =
+                JobGraph.builder()
+                        .addVertex("a", 4)
+                        .addVertex("b", 4)
+                        .connect("a", "b", POINTWISE, PIPELINED)
+                        .build();
+
+        PipelinedRegions split = PipelinedRegions.build(ExecutionTopology.of(blocking));
+        PipelinedRegions aligned = PipelinedRegions.build(ExecutionTopology.of(pipelined));
+
+        assertThat(split.singletonRegionBase(0)).isZero();
+        assertThat(split.singletonRegionBase(1)).isEqualTo(4);
+        for (int subtask = 0; subtask < 3; subtask++) {
+            assertThat(split.regionOf(1, subtask)).isEqualTo(4 + subtask);
+        }
+        assertThat(aligned.singletonRegionBase(0)).isEqualTo(-1); // a#i shares with b#i
+        assertThatThrownBy(() -> split.singletonRegionBase(2))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("vertex (2)");
+    }
+
+    @Test
     void diamond_ofDesign2_isMergedIntoOneRegion() {
         // A->B->C pipelined pointwise, A->C blocking all-to-all, P = 2: {A0,B0,C0} and
         // {A1,B1,C1} each wait for the other's blocking output unless merged.
