@@ -5,18 +5,26 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * Entry point of {@code benchmarks.jar}: {@code report} runs the scale report; anything else is
- * handed to JMH ({@code java -jar benchmarks.jar -h} lists JMH's options).
+ * Entry point of {@code benchmarks.jar}: {@code report} runs the scale report, {@code inspect}
+ * prints the regions and restart sets of a job graph file; anything else is handed to JMH ({@code
+ * java -jar benchmarks.jar -h} lists JMH's options).
  */
 @Command(
         name = "benchmarks.jar",
         mixinStandardHelpOptions = true,
         version = "Railyard benchmarks 0.1.0",
-        subcommands = {ReportCommand.class},
+        subcommands = {
+            ReportCommand.class,
+            InspectCommand.class,
+            HeapProbeCommand.class,
+            MemoryCommand.class
+        },
         description =
-                "Railyard benchmarks: 'report' runs the scale report; other arguments go to JMH.")
+                "Railyard benchmarks: 'report' runs the scale report, 'inspect' shows the regions"
+                        + " of a job graph file; other arguments go to JMH.")
 public final class Main {
-    private static final Set<String> COMMANDS = Set.of("report", "help", "--help", "--version");
+    private static final Set<String> COMMANDS =
+            Set.of("report", "inspect", "help", "--help", "--version");
 
     private Main() {}
 
