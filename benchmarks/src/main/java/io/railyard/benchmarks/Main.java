@@ -6,8 +6,9 @@ import picocli.CommandLine.Command;
 
 /**
  * Entry point of {@code benchmarks.jar}: {@code report} runs the scale report, {@code inspect}
- * prints the regions and restart sets of a job graph file; anything else is handed to JMH ({@code
- * java -jar benchmarks.jar -h} lists JMH's options).
+ * prints the regions and restart sets of a job graph file, {@code memory} prints the JOL memory
+ * table, {@code heap-probe} runs the scheduler lifecycle once (for {@code scripts/min-heap.sh});
+ * anything else is handed to JMH ({@code java -jar benchmarks.jar -h} lists JMH's options).
  */
 @Command(
         name = "benchmarks.jar",
@@ -21,10 +22,11 @@ import picocli.CommandLine.Command;
         },
         description =
                 "Railyard benchmarks: 'report' runs the scale report, 'inspect' shows the regions"
-                        + " of a job graph file; other arguments go to JMH.")
+                        + " of a job graph file, 'memory' the memory table, 'heap-probe' one"
+                        + " scheduler lifecycle; other arguments go to JMH.")
 public final class Main {
     private static final Set<String> COMMANDS =
-            Set.of("report", "inspect", "help", "--help", "--version");
+            Set.of("report", "inspect", "heap-probe", "memory", "help", "--help", "--version");
 
     private Main() {}
 
