@@ -32,6 +32,11 @@ public final class Main {
 
     /** Runs a Railyard command, or JMH with {@code args}. Exit code 2 on a usage error. */
     public static void main(String[] args) throws Exception {
+        // JOL must be able to walk lambdas' hidden classes (Flink's graphs are full of them); the
+        // property is read once, when JOL first touches the VM.
+        if (System.getProperty("jol.magicFieldOffset") == null) {
+            System.setProperty("jol.magicFieldOffset", "true");
+        }
         if (args.length > 0 && COMMANDS.contains(args[0])) {
             System.exit(commandLine().execute(args));
         }

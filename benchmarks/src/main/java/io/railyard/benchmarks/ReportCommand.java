@@ -4,6 +4,7 @@ import io.railyard.topology.JobGraph;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -47,6 +48,13 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--no-progress", description = "no progress bar on stderr")
     private boolean noProgress;
 
+    @Option(
+            names = "--with-flink",
+            description =
+                    "also measure Flink 2.x live on the same job in this process (needs a large"
+                            + " heap at P = 10,000, e.g. -Xmx8g)")
+    private boolean withFlink;
+
     @Override
     public Integer call() throws Exception {
         if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
@@ -71,24 +79,31 @@ final class ReportCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Measures with an ASCII progress bar on stderr. */
-    private ScaleReport measure() {
+    /** Measures with an ASCII progress bar on stderr, and Flink's column if asked. */
+    private ScaleReport measure() throws Exception {
         if (noProgress) {
-            return ScaleReport.measure(parallelism);
+            return measure(step -> {});
         }
+        int steps = ScaleReport.STEPS + (withFlink ? FlinkColumnMeasurer.STEPS : 0);
         try (ProgressBar bar =
                 new ProgressBarBuilder()
                         .setTaskName("P = " + parallelism)
-                        .setInitialMax(ScaleReport.STEPS)
+                        .setInitialMax(steps)
                         .setStyle(ProgressBarStyle.ASCII) // readable in CI logs too
                         .setConsumer(new ConsoleProgressBarConsumer(System.err))
                         .build()) {
-            return ScaleReport.measure(
-                    parallelism,
+            return measure(
                     step -> {
                         bar.step();
                         bar.setExtraMessage(step);
                     });
         }
+    }
+
+    private ScaleReport measure(Consumer<String> progress) throws Exception {
+        ScaleReport report = ScaleReport.measure(parallelism, progress);
+        return withFlink
+                ? report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress))
+                : report;
     }
 }

@@ -72,6 +72,38 @@ class ReportCommandTest {
     }
 
     @Test
+    void report_withFlink_addsALiveFlinkColumn(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("report.json");
+        StringWriter out = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out));
+
+        int exit =
+                cli.execute(
+                        "report",
+                        "--parallelism",
+                        "50",
+                        "--with-flink",
+                        "--no-progress",
+                        "--json",
+                        json.toString());
+
+        assertThat(exit).isZero();
+        assertThat(out.toString()).contains("Flink 2.1").contains("ratio");
+        JsonNode flink = new ObjectMapper().readTree(json.toFile()).path("flink");
+        assertThat(flink.path("version").asText()).startsWith("2.");
+        for (String procedure :
+                new String[] {
+                    "initialization", "deploy_all", "tasks_to_restart", "partition_release"
+                }) {
+            assertThat(flink.path("procedures").path(procedure).path("ms").asDouble())
+                    .as(procedure)
+                    .isPositive();
+        }
+        assertThat(flink.path("memory").path("graph").asLong()).isPositive();
+    }
+
+    @Test
     void report_badParallelism_isAUsageErrorWithExitCode2() {
         StringWriter err = new StringWriter();
         CommandLine cli = Main.commandLine();

@@ -1,0 +1,119 @@
+package io.railyard.benchmarks;
+
+import io.railyard.deployment.OffloadOptions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
+import org.openjdk.jol.info.GraphLayout;
+
+/**
+ * The live Flink column of the scale report ({@code report --with-flink}): the same procedures on
+ * the same reference job with Flink 2.x in this process, through {@link FlinkProcedures} and {@link
+ * FlinkDeployment}, timed like Railyard's column ({@link Timing}), and the JOL retained size of
+ * Flink's initialised execution graph (its scheduling topology and regions included), minus what it
+ * shares with the executor's and this thread's object graphs (class loaders, statics).
+ */
+final class FlinkColumnMeasurer {
+    /** Procedures measured here: the progress bar's extra length. */
+    static final int STEPS = 8;
+
+    private FlinkColumnMeasurer() {}
+
+    /** Measures Flink at {@code parallelism}; {@code progress} hears each step. */
+    static ScaleReport.FlinkColumn measure(int parallelism, Consumer<String> progress)
+            throws Exception {
+        FlinkJobs.Translation job = FlinkJobs.translate(ReferenceJobs.reference(parallelism));
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+        try {
+            Map<String, Double> millis = new LinkedHashMap<>();
+            time(
+                    millis,
+                    progress,
+                    "initialization",
+                    i -> FlinkProcedures.initialize(job, executor));
+            DefaultExecutionGraph graph = FlinkProcedures.initialize(job, executor).graph();
+            time(millis, progress, "build_regions", i -> FlinkProcedures.buildRegions(graph));
+            time(
+                    millis,
+                    progress,
+                    "init_scheduling",
+                    i ->
+                            FlinkProcedures.initScheduling(
+                                    graph.getSchedulingTopology(),
+                                    new FlinkProcedures.CountingOperations()));
+            millis.put(
+                    "schedule_downstream",
+                    Timing.medianMillis(
+                            () -> unchecked(() -> new FlinkProcedures.Downstream(job, executor)),
+                            FlinkProcedures.Downstream::finishLastSource));
+            progress.accept("flink schedule_downstream");
+            millis.put(
+                    "deploy_all",
+                    Timing.medianMillis(
+                            () -> unchecked(() -> new FlinkDeployment(job, OffloadOptions.DEFAULT)),
+                            deployment -> unchecked(() -> deployAllAndClose(deployment))));
+            progress.accept("flink deploy_all");
+            FlinkProcedures.Restart restart =
+                    new FlinkProcedures.Restart(
+                            job, executor, FailoverProcedures.Failure.BLOCKING_SOURCE);
+            time(millis, progress, "tasks_to_restart", i -> restart.tasksToRestart());
+            millis.put(
+                    "partition_release",
+                    Timing.medianMillis(
+                            () -> new FlinkProcedures.Release(job, graph),
+                            FlinkProcedures.Release::finishSinks));
+            progress.accept("flink partition_release");
+            long graphBytes =
+                    GraphLayout.parseInstance(FlinkProcedures.initialize(job, executor))
+                            .subtract(GraphLayout.parseInstance(executor, Thread.currentThread()))
+                            .totalSize();
+            progress.accept("flink memory");
+            return new ScaleReport.FlinkColumn(
+                    org.apache.flink.runtime.util.EnvironmentInformation.getVersion(),
+                    millis,
+                    graphBytes);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private static long deployAllAndClose(FlinkDeployment deployment) throws Exception {
+        try (deployment) {
+            return deployment.deployAll();
+        }
+    }
+
+    private static void time(
+            Map<String, Double> millis,
+            Consumer<String> progress,
+            String key,
+            ThrowingIntFunction operation) {
+        millis.put(key, Timing.medianMillis(i -> unchecked(() -> operation.apply(i))));
+        progress.accept("flink " + key);
+    }
+
+    /** An int function that may throw. */
+    @FunctionalInterface
+    private interface ThrowingIntFunction {
+        Object apply(int i) throws Exception;
+    }
+
+    /** A supplier that may throw. */
+    @FunctionalInterface
+    private interface ThrowingSupplier<T> {
+        T get() throws Exception;
+    }
+
+    private static <T> T unchecked(ThrowingSupplier<T> supplier) {
+        try {
+            return supplier.get();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("Flink procedure failed: " + e, e);
+        }
+    }
+}
