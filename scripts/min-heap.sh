@@ -10,7 +10,7 @@ parallelism="${1:-10000}"
 high="${2:-8192}"
 shift $(( $# > 2 ? 2 : $# )) || true
 extra=("$@")
-jar=benchmarks/target/benchmarks.jar
+jar="${RAILYARD_JAR:-benchmarks/target/benchmarks.jar}"
 [[ -f "$jar" ]] || { echo "missing $jar: run mvn -B -q package -DskipTests" >&2; exit 2; }
 
 fits() { # $1 = MiB; the JVM may fail to start below its own minimum: that counts as "no"

@@ -66,15 +66,65 @@ final class FlinkColumnMeasurer {
                             () -> new FlinkProcedures.Release(job, graph),
                             FlinkProcedures.Release::finishSinks));
             progress.accept("flink partition_release");
-            long graphBytes =
-                    GraphLayout.parseInstance(FlinkProcedures.initialize(job, executor))
-                            .subtract(GraphLayout.parseInstance(executor, Thread.currentThread()))
-                            .totalSize();
+            long graphBytes = retainedGraphBytes(job, executor);
             progress.accept("flink memory");
             return new ScaleReport.FlinkColumn(
                     org.apache.flink.runtime.util.EnvironmentInformation.getVersion(),
                     millis,
                     graphBytes);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /**
+     * JOL retained bytes of Flink's initialised execution graph of {@code job} (with its scheduling
+     * topology, regions and strategy), minus what it shares with the executor's and this thread's
+     * object graphs.
+     */
+    static long retainedGraphBytes(FlinkJobs.Translation job, ScheduledExecutorService executor)
+            throws Exception {
+        return GraphLayout.parseInstance(FlinkProcedures.initialize(job, executor))
+                .subtract(GraphLayout.parseInstance(executor, Thread.currentThread()))
+                .totalSize();
+    }
+
+    /** {@link #retainedGraphBytes} for a Railyard job graph, with its own executor. */
+    static long retainedGraphBytes(io.railyard.topology.JobGraph graph) {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+        try {
+            return retainedGraphBytes(FlinkJobs.translate(graph), executor);
+        } catch (Exception e) {
+            throw new IllegalStateException("Flink could not initialise the job: " + e, e);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /**
+     * Flink's whole lifecycle for {@code heap-probe}: initialise the execution graph and strategy,
+     * schedule the sinks when the sources finish, create every task's deployment descriptor, and
+     * compute the tasks to restart for a failed source. Each stage works on its own graph, built
+     * after the previous one is dropped. Returns a checksum of the answers.
+     */
+    static long runLifecycle(int parallelism) throws Exception {
+        FlinkJobs.Translation job = FlinkJobs.translate(ReferenceJobs.reference(parallelism));
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+        try {
+            long sum =
+                    FlinkProcedures.numRegions(
+                            FlinkProcedures.initialize(job, executor)
+                                    .graph()
+                                    .getSchedulingTopology());
+            sum += new FlinkProcedures.Downstream(job, executor).finishLastSource();
+            try (FlinkDeployment deployment = new FlinkDeployment(job, OffloadOptions.DEFAULT)) {
+                sum += deployment.deployAll();
+            }
+            sum +=
+                    new FlinkProcedures.Restart(
+                                    job, executor, FailoverProcedures.Failure.BLOCKING_SOURCE)
+                            .tasksToRestart();
+            return sum;
         } finally {
             executor.shutdownNow();
         }

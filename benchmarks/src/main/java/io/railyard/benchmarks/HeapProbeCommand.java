@@ -40,8 +40,15 @@ final class HeapProbeCommand implements Callable<Integer> {
             description = "parallelism of source and sink, 1..16777216 (default: ${DEFAULT-VALUE})")
     private int parallelism;
 
+    @Option(
+            names = "--system",
+            paramLabel = "SYSTEM",
+            defaultValue = "railyard",
+            description = "railyard or flink (default: ${DEFAULT-VALUE})")
+    private String system = "railyard";
+
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws Exception {
         if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
             throw new ParameterException(
                     spec.commandLine(),
@@ -49,9 +56,18 @@ final class HeapProbeCommand implements Callable<Integer> {
                             "--parallelism must be in [1, %d], was %d",
                             JobGraph.MAX_PARALLELISM, parallelism));
         }
-        long bytes = runLifecycle(parallelism);
+        long bytes;
+        if (system.equals("railyard")) {
+            bytes = runLifecycle(parallelism);
+        } else if (system.equals("flink")) {
+            bytes = FlinkColumnMeasurer.runLifecycle(parallelism);
+        } else {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--system must be 'railyard' or 'flink', was '" + system + "'");
+        }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("railyard lifecycle at P = %d done; %d descriptor bytes%n", parallelism, bytes);
+        out.printf("%s lifecycle at P = %d done (checksum %d)%n", system, parallelism, bytes);
         out.flush();
         return 0;
     }

@@ -30,6 +30,11 @@ final class MemoryCommand implements Callable<Integer> {
             description = "parallelisms to measure, comma-separated (default: 1000,4000,10000)")
     private List<Integer> parallelisms = MemoryTable.PARALLELISMS;
 
+    @Option(
+            names = "--with-flink",
+            description = "also measure Flink 2.x's initialised execution graph (large heap)")
+    private boolean withFlink;
+
     @Override
     public Integer call() {
         for (int parallelism : parallelisms) {
@@ -42,7 +47,11 @@ final class MemoryCommand implements Callable<Integer> {
             }
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.print(MemoryTable.render(MemoryTable.measure(parallelisms, null)));
+        out.print(
+                MemoryTable.render(
+                        MemoryTable.measure(
+                                parallelisms,
+                                withFlink ? FlinkColumnMeasurer::retainedGraphBytes : null)));
         out.flush();
         return 0;
     }
