@@ -49,13 +49,7 @@ final class HeapProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    String.format(
-                            "--parallelism must be in [1, %d], was %d",
-                            JobGraph.MAX_PARALLELISM, parallelism));
-        }
+        CliChecks.checkParallelism(spec, parallelism);
         long bytes;
         if (system.equals("railyard")) {
             bytes = runLifecycle(parallelism);

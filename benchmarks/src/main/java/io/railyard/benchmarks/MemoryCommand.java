@@ -1,13 +1,11 @@
 package io.railyard.benchmarks;
 
-import io.railyard.topology.JobGraph;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code memory}: the JOL memory table of the initialised state, every shape and parallelism. */
@@ -38,13 +36,7 @@ final class MemoryCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         for (int parallelism : parallelisms) {
-            if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        String.format(
-                                "--parallelism must be in [1, %d], was %d",
-                                JobGraph.MAX_PARALLELISM, parallelism));
-            }
+            CliChecks.checkParallelism(spec, parallelism);
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(

@@ -1,6 +1,5 @@
 package io.railyard.benchmarks;
 
-import io.railyard.topology.JobGraph;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -13,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code report}: runs the scale report and prints it; optionally writes it as JSON. */
@@ -57,13 +55,7 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (parallelism < 1 || parallelism > JobGraph.MAX_PARALLELISM) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    String.format(
-                            "--parallelism must be in [1, %d], was %d",
-                            JobGraph.MAX_PARALLELISM, parallelism));
-        }
+        CliChecks.checkParallelism(spec, parallelism);
         ScaleReport report = measure();
         PrintWriter out = spec.commandLine().getOut();
         out.print(report.toTable());
