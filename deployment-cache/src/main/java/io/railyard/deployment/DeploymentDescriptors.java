@@ -8,6 +8,7 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import java.io.IOException;
+import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,11 +17,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Cache</h2>
  *
- * One entry per group: the encoded {@link GroupDescriptors}, or — when {@link OffloadOptions} says
- * the group is large — the key of a blob holding them, with one reference of this job in the {@link
- * BlobStore}. An entry is dropped ({@link #invalidatePartition}) when any of its partitions gets a
- * new producer attempt or is released, releasing its blob reference; the next descriptor that needs
- * it re-encodes it. {@link #close()} drops every reference of the job.
+ * One entry per group, an {@link InputDescriptor} shared by every consumer of the group: the
+ * encoded {@link GroupDescriptors}, or — when {@link OffloadOptions} says the group is large — the
+ * key of a blob holding them, with one reference of this job in the {@link BlobStore}. An entry is
+ * dropped ({@link #invalidatePartition}) when any of its partitions gets a new producer attempt or
+ * is released, releasing its blob reference; the next descriptor that needs it re-encodes it.
+ * {@link #close()} drops every reference of the job.
  *
  * <h2>Cost</h2>
  *
@@ -36,8 +38,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final ShuffleDescriptorSource source;
     private final BlobStore blobs;
     private final OffloadOptions options;
-    private final byte[] @Nullable [] inline; // per group
-    private final @Nullable BlobKey[] offloaded; // per group
+    private final @Nullable InputDescriptor[] cached; // per group: shared by its consumers
     private long encodedGroups;
     private long encodedBytes;
     private long rawBytes;
@@ -55,8 +56,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         this.source = source;
         this.blobs = blobs;
         this.options = options;
-        this.inline = new byte[topology.numGroups()][];
-        this.offloaded = new BlobKey[topology.numGroups()];
+        this.cached = new InputDescriptor[topology.numGroups()];
     }
 
     /**
@@ -101,13 +101,9 @@ public final class DeploymentDescriptors implements AutoCloseable {
 
     /** The input descriptor of group {@code g}, encoding (and maybe offloading) it once. */
     private InputDescriptor input(int g) throws IOException {
-        BlobKey key = offloaded[g];
-        if (key != null) {
-            return InputDescriptor.offloaded(g, key);
-        }
-        byte[] bytes = inline[g];
-        if (bytes != null) {
-            return InputDescriptor.inline(g, bytes);
+        InputDescriptor input = cached[g];
+        if (input != null) {
+            return input;
         }
         GroupDescriptors.Encoded encoded =
                 GroupDescriptors.encode(topology, g, source, options.compress());
@@ -115,13 +111,12 @@ public final class DeploymentDescriptors implements AutoCloseable {
         encodedBytes += encoded.bytes().length;
         rawBytes += encoded.rawPayloadBytes();
         int consumers = PackedRange.size(topology.consumerRange(g));
-        if (options.offloads(encoded.descriptors(), consumers, encoded.bytes().length)) {
-            BlobKey stored = blobs.put(job, encoded.bytes());
-            offloaded[g] = stored;
-            return InputDescriptor.offloaded(g, stored);
-        }
-        inline[g] = encoded.bytes();
-        return InputDescriptor.inline(g, encoded.bytes());
+        input =
+                options.offloads(encoded.descriptors(), consumers, encoded.bytes().length)
+                        ? InputDescriptor.offloaded(g, blobs.put(job, encoded.bytes()))
+                        : InputDescriptor.inline(g, encoded.bytes());
+        cached[g] = input;
+        return input;
     }
 
     /**
@@ -136,11 +131,10 @@ public final class DeploymentDescriptors implements AutoCloseable {
         int index = partition - graph.firstPartition(d);
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
-            inline[g] = null;
-            BlobKey key = offloaded[g];
-            if (key != null) {
-                offloaded[g] = null;
-                blobs.release(job, key);
+            InputDescriptor input = cached[g];
+            cached[g] = null;
+            if (input != null && input.isOffloaded()) {
+                blobs.release(job, input.blobKey());
             }
         }
     }
@@ -148,7 +142,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     /** Whether group {@code group} is cached (inline or offloaded). O(1). */
     public boolean isCached(int group) {
         checkElementIndex(group, topology.numGroups(), "group");
-        return inline[group] != null || offloaded[group] != null;
+        return cached[group] != null;
     }
 
     /** Groups encoded so far (re-encodings after invalidation included). */
@@ -174,10 +168,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     /** Releases every blob reference of the job. */
     @Override
     public void close() throws IOException {
-        for (int g = 0; g < offloaded.length; g++) {
-            offloaded[g] = null;
-            inline[g] = null;
-        }
+        Arrays.fill(cached, null);
         blobs.releaseJob(job);
     }
 }

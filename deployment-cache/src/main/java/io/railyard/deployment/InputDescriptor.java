@@ -2,6 +2,7 @@ package io.railyard.deployment;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.common.io.BaseEncoding;
 import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -16,12 +17,15 @@ public final class InputDescriptor {
     private final int group;
     private final byte @Nullable [] inline;
     private final @Nullable BlobKey blob;
+    private final byte @Nullable [] blobKeyBytes; // the key's 32 raw bytes, decoded once
 
     private InputDescriptor(int group, byte @Nullable [] inline, @Nullable BlobKey blob) {
         checkArgument(group >= 0, "group must be >= 0, was %s", group);
         this.group = group;
         this.inline = inline;
         this.blob = blob;
+        this.blobKeyBytes =
+                blob == null ? null : BaseEncoding.base16().lowerCase().decode(blob.hex());
     }
 
     /** Shuffle descriptors shipped inside the task descriptor. */
@@ -72,6 +76,14 @@ public final class InputDescriptor {
     @Override
     public int hashCode() {
         return 31 * (31 * group + Arrays.hashCode(inline)) + Objects.hashCode(blob);
+    }
+
+    /** The blob key's raw bytes, shared: do not modify. @throws IllegalStateException if inline */
+    byte[] blobKeyBytes() {
+        if (blobKeyBytes == null) {
+            throw new IllegalStateException("group " + group + " is inline, not offloaded");
+        }
+        return blobKeyBytes;
     }
 
     @Override

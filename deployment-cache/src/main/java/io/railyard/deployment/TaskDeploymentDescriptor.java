@@ -78,7 +78,7 @@ public record TaskDeploymentDescriptor(
             out.writeVarint(input.group());
             if (input.isOffloaded()) {
                 out.writeByte(BLOB);
-                byte[] key = BaseEncoding.base16().lowerCase().decode(input.blobKey().hex());
+                byte[] key = input.blobKeyBytes();
                 out.writeBytes(key, 0, key.length);
             } else {
                 out.writeByte(INLINE);
