@@ -1,0 +1,231 @@
+package io.railyard.shuffle;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.util.Locale;
+
+/**
+ * Every setting of the shuffle layer, in one immutable object with documented defaults. Each
+ * setting has a dotted key (named in error messages that ask the user to raise it), a default and a
+ * unit. Build one with {@link #builder()}; {@link #DEFAULT} is the all-defaults instance.
+ *
+ * <table>
+ *   <caption>Settings</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@value #PAGE_SIZE_KEY}</td><td>32 KiB</td><td>bytes per network page; one frame
+ *       never exceeds one page</td></tr>
+ *   <tr><td>{@value #TOTAL_MEMORY_KEY}</td><td>64 MiB</td><td>off-heap network memory per
+ *       worker, allocated up front and shared by every writer, reader and input gate</td></tr>
+ *   <tr><td>{@value #SORT_BUFFER_PAGES_KEY}</td><td>32</td><td>pages a sort-based writer
+ *       collects records in before it spills one region; independent of the number of
+ *       subpartitions</td></tr>
+ *   <tr><td>{@value #WRITE_BATCH_PAGES_KEY}</td><td>8</td><td>frames gathered into one write
+ *       call</td></tr>
+ *   <tr><td>{@value #READ_BATCH_PAGES_KEY}</td><td>16</td><td>largest single read of the IO
+ *       scheduler, in pages; many frames are sliced out of one such read</td></tr>
+ *   <tr><td>{@value #GATE_PAGES_KEY}</td><td>8</td><td>pages guaranteed to one input gate
+ *       whatever its number of channels; more are borrowed when free</td></tr>
+ *   <tr><td>{@value #COMPRESSION_KEY}</td><td>lz4</td><td>frame codec ({@code none} or
+ *       {@code lz4}); a frame is stored compressed only when that saves at least 1/8</td></tr>
+ * </table>
+ *
+ * @param pageSizeBytes {@value #PAGE_SIZE_KEY}, 256 B to 16 MiB
+ * @param totalMemoryBytes {@value #TOTAL_MEMORY_KEY}, at least 2 pages, at most 2^31 - 1 pages
+ * @param sortBufferPages {@value #SORT_BUFFER_PAGES_KEY}, 1 to 2^20
+ * @param writeBatchPages {@value #WRITE_BATCH_PAGES_KEY}, 1 to 1024
+ * @param readBatchPages {@value #READ_BATCH_PAGES_KEY}, 1 to 1024
+ * @param gatePages {@value #GATE_PAGES_KEY}, 1 to 2^20
+ * @param compression {@value #COMPRESSION_KEY}
+ */
+public record ShuffleOptions(
+        int pageSizeBytes,
+        long totalMemoryBytes,
+        int sortBufferPages,
+        int writeBatchPages,
+        int readBatchPages,
+        int gatePages,
+        Compression compression) {
+
+    /** Key of {@link #pageSizeBytes()}. */
+    public static final String PAGE_SIZE_KEY = "shuffle.network.memory.page-size";
+
+    /** Key of {@link #totalMemoryBytes()}. */
+    public static final String TOTAL_MEMORY_KEY = "shuffle.network.memory.total";
+
+    /** Key of {@link #sortBufferPages()}. */
+    public static final String SORT_BUFFER_PAGES_KEY = "shuffle.sort.buffer-pages";
+
+    /** Key of {@link #writeBatchPages()}. */
+    public static final String WRITE_BATCH_PAGES_KEY = "shuffle.write.batch-pages";
+
+    /** Key of {@link #readBatchPages()}. */
+    public static final String READ_BATCH_PAGES_KEY = "shuffle.read.batch-pages";
+
+    /** Key of {@link #gatePages()}. */
+    public static final String GATE_PAGES_KEY = "shuffle.read.gate-pages";
+
+    /** Key of {@link #compression()}. */
+    public static final String COMPRESSION_KEY = "shuffle.compression";
+
+    /** The smallest page: a frame header plus room for data. */
+    public static final int MIN_PAGE_SIZE_BYTES = 256;
+
+    /** The largest page. */
+    public static final int MAX_PAGE_SIZE_BYTES = 16 << 20;
+
+    /** Every setting at its default. */
+    public static final ShuffleOptions DEFAULT = builder().build();
+
+    /** The frame codecs. */
+    public enum Compression {
+        /** Frames are stored as written. */
+        NONE,
+        /** LZ4 block compression, stored only when it saves at least 1/8 of a frame. */
+        LZ4;
+
+        /** The lower-case name used in settings, e.g. {@code lz4}. */
+        public String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Checks every setting; the message names the key, the value and the allowed range. */
+    public ShuffleOptions {
+        checkRange(PAGE_SIZE_KEY, pageSizeBytes, MIN_PAGE_SIZE_BYTES, MAX_PAGE_SIZE_BYTES);
+        checkArgument(
+                totalMemoryBytes / pageSizeBytes >= 2
+                        && totalMemoryBytes / pageSizeBytes <= Integer.MAX_VALUE,
+                "%s must hold 2 to %s pages of %s bytes (%s = %s), was %s bytes",
+                TOTAL_MEMORY_KEY,
+                Integer.MAX_VALUE,
+                pageSizeBytes,
+                PAGE_SIZE_KEY,
+                pageSizeBytes,
+                totalMemoryBytes);
+        checkRange(SORT_BUFFER_PAGES_KEY, sortBufferPages, 1, 1 << 20);
+        checkRange(WRITE_BATCH_PAGES_KEY, writeBatchPages, 1, 1024);
+        checkRange(READ_BATCH_PAGES_KEY, readBatchPages, 1, 1024);
+        checkRange(GATE_PAGES_KEY, gatePages, 1, 1 << 20);
+        checkArgument(compression != null, "%s must not be null", COMPRESSION_KEY);
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        return new Builder()
+                .pageSizeBytes(pageSizeBytes)
+                .totalMemoryBytes(totalMemoryBytes)
+                .sortBufferPages(sortBufferPages)
+                .writeBatchPages(writeBatchPages)
+                .readBatchPages(readBatchPages)
+                .gatePages(gatePages)
+                .compression(compression);
+    }
+
+    /** Pages in the network budget: {@code totalMemoryBytes / pageSizeBytes}, rounded down. */
+    public int totalPages() {
+        return (int) (totalMemoryBytes / pageSizeBytes);
+    }
+
+    /** A human-readable amount of bytes, e.g. {@code 64 MiB}, for error messages. */
+    public static String bytesText(long bytes) {
+        if (bytes % (1L << 30) == 0 && bytes != 0) {
+            return (bytes >> 30) + " GiB";
+        }
+        if (bytes % (1L << 20) == 0 && bytes != 0) {
+            return (bytes >> 20) + " MiB";
+        }
+        if (bytes % (1L << 10) == 0 && bytes != 0) {
+            return (bytes >> 10) + " KiB";
+        }
+        return bytes + " B";
+    }
+
+    private static void checkRange(String key, int value, int min, int max) {
+        checkArgument(
+                value >= min && value <= max,
+                "%s must be in [%s, %s], was %s",
+                key,
+                min,
+                max,
+                value);
+    }
+
+    /** The mutable form of {@link ShuffleOptions}; starts at the defaults. */
+    public static final class Builder {
+        private int pageSizeBytes = 32 << 10;
+        private long totalMemoryBytes = 64L << 20;
+        private int sortBufferPages = 32;
+        private int writeBatchPages = 8;
+        private int readBatchPages = 16;
+        private int gatePages = 8;
+        private Compression compression = Compression.LZ4;
+
+        private Builder() {}
+
+        /** Sets {@value ShuffleOptions#PAGE_SIZE_KEY}. */
+        public Builder pageSizeBytes(int value) {
+            this.pageSizeBytes = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#TOTAL_MEMORY_KEY}. */
+        public Builder totalMemoryBytes(long value) {
+            this.totalMemoryBytes = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#TOTAL_MEMORY_KEY} as a number of pages. */
+        public Builder totalPages(int pages) {
+            checkArgument(pages >= 2, "%s must hold >= 2 pages, was %s", TOTAL_MEMORY_KEY, pages);
+            this.totalMemoryBytes = (long) pages * pageSizeBytes;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#SORT_BUFFER_PAGES_KEY}. */
+        public Builder sortBufferPages(int value) {
+            this.sortBufferPages = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#WRITE_BATCH_PAGES_KEY}. */
+        public Builder writeBatchPages(int value) {
+            this.writeBatchPages = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#READ_BATCH_PAGES_KEY}. */
+        public Builder readBatchPages(int value) {
+            this.readBatchPages = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#GATE_PAGES_KEY}. */
+        public Builder gatePages(int value) {
+            this.gatePages = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#COMPRESSION_KEY}. */
+        public Builder compression(Compression value) {
+            this.compression = value;
+            return this;
+        }
+
+        /** The options; checks every setting. */
+        public ShuffleOptions build() {
+            return new ShuffleOptions(
+                    pageSizeBytes,
+                    totalMemoryBytes,
+                    sortBufferPages,
+                    writeBatchPages,
+                    readBatchPages,
+                    gatePages,
+                    compression);
+        }
+    }
+}

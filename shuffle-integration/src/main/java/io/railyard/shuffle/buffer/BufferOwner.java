@@ -1,0 +1,132 @@
+package io.railyard.shuffle.buffer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One holder of network pages (a partition writer, the read scheduler, an input gate) with a
+ * guarantee pledged by its {@link NetworkBufferPool}. Within the guarantee a request always
+ * succeeds (at once, or as soon as borrowed pages come back); beyond it, {@link #tryRequest(int,
+ * List)} borrows pages nobody is promised, all or nothing, without waiting.
+ *
+ * <p>Thread-safe; every call takes the pool's lock briefly and allocates nothing but the returned
+ * list or future.
+ */
+public final class BufferOwner implements AutoCloseable {
+    final NetworkBufferPool pool;
+    final int id;
+    private final String name;
+    private final int guaranteedPages;
+    final @Nullable RevocationListener listener;
+    // Guarded by the pool's lock.
+    int inUse;
+    int pendingPages;
+    boolean closed;
+
+    BufferOwner(
+            NetworkBufferPool pool,
+            int id,
+            String name,
+            int guaranteedPages,
+            @Nullable RevocationListener listener) {
+        this.pool = pool;
+        this.id = id;
+        this.name = name;
+        this.guaranteedPages = guaranteedPages;
+        this.listener = listener;
+    }
+
+    /** The owner's name, as given at registration. */
+    public String name() {
+        return name;
+    }
+
+    /** Pages pledged to this owner. */
+    public int guaranteedPages() {
+        return guaranteedPages;
+    }
+
+    /** Pages this owner holds now. */
+    public int pagesInUse() {
+        return pool.inUse(this);
+    }
+
+    /** Pages held beyond the guarantee: {@code max(0, pagesInUse - guaranteedPages)}. */
+    public int borrowedPages() {
+        return Math.max(0, pagesInUse() - guaranteedPages);
+    }
+
+    /** One page, or null if none can be given now. Non-blocking. */
+    public @Nullable Page tryRequest() {
+        List<Page> out = new ArrayList<>(1);
+        return pool.tryGrant(this, 1, out) ? out.get(0) : null;
+    }
+
+    /**
+     * Appends exactly {@code n} pages to {@code out} and returns true, or appends nothing and
+     * returns false. Non-blocking; may borrow beyond the guarantee.
+     */
+    public boolean tryRequest(int n, List<Page> out) {
+        return pool.tryGrant(this, n, out);
+    }
+
+    /**
+     * {@code n} pages within the guarantee, all at once: completes at once when they are free, else
+     * when borrowers give pages back (FIFO among waiting requests). Cancelling before completion
+     * leaves nothing held; if it completed concurrently, the caller owns the pages.
+     *
+     * @throws IllegalArgumentException if held + waiting + n pages exceed the guarantee
+     */
+    public CompletableFuture<List<Page>> request(int n) {
+        return pool.requestGuaranteed(this, n);
+    }
+
+    /**
+     * {@link #request(int)}, waiting. On interrupt the request is withdrawn (or its pages returned
+     * if it raced to completion) and {@link InterruptedException} is thrown.
+     */
+    public List<Page> requestBlocking(int n) throws InterruptedException {
+        CompletableFuture<List<Page>> future = request(n);
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            if (!future.cancel(false)) {
+                List<Page> granted = future.getNow(List.of());
+                for (Page page : granted) {
+                    recycle(page);
+                }
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(
+                    "request of " + n + " pages by '" + name + "' failed", e.getCause());
+        }
+    }
+
+    /**
+     * Returns {@code page} to the pool and serves waiting requests.
+     *
+     * @throws IllegalStateException if this owner does not hold the page
+     */
+    public void recycle(Page page) {
+        pool.recycle(this, page);
+    }
+
+    /**
+     * Unregisters: the guarantee is released and waiting requests are cancelled. Idempotent.
+     *
+     * @throws IllegalStateException if the owner still holds pages
+     */
+    @Override
+    public void close() {
+        pool.unregister(this);
+    }
+
+    @Override
+    public String toString() {
+        return "BufferOwner[" + name + ", guaranteed " + guaranteedPages + "]";
+    }
+}

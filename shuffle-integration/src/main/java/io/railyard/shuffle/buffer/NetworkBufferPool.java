@@ -1,0 +1,538 @@
+package io.railyard.shuffle.buffer;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.shuffle.ShuffleOptions;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one network-buffer manager of a worker: a fixed budget of off-heap pages, allocated up front,
+ * shared by every partition writer, reader and input gate, each a {@link BufferOwner}.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <ul>
+ *   <li><b>Guarantees are pledged at registration.</b> {@link #register} fails at once with {@link
+ *       InsufficientNetworkMemoryException} when the guarantees would exceed the budget: nothing
+ *       ever waits for memory that cannot come.
+ *   <li><b>Borrowing only uses unpromised pages.</b> Let {@code unused} be the sum over owners of
+ *       {@code max(0, guarantee - inUse)}. A request of n pages, e of them within the requester's
+ *       guarantee, is granted iff {@code free >= n} and {@code free - n >= unused - e}: after it,
+ *       the free pages still cover every other owner's promise. So a page promised to someone is
+ *       never handed to someone else.
+ *   <li><b>Revocation.</b> A registration may pledge pages that are lent out at that moment ({@code
+ *       free < unused}, a shortfall). Requests within a guarantee then wait (FIFO, all-or-nothing,
+ *       as a future) and the pool asks borrowers, largest first, through their {@link
+ *       RevocationListener} to give back the shortfall.
+ *   <li><b>Threading.</b> Every method is thread-safe. One lock guards the accounting; futures are
+ *       completed and listeners called after it is released, so no caller code runs under it. It is
+ *       the innermost lock of the shuffle layer.
+ * </ul>
+ *
+ * <p>Requests and recycles are O(pages moved) plus O(waiting requests served); registration is
+ * O(owners). Pages are never allocated after construction.
+ */
+public final class NetworkBufferPool implements AutoCloseable {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ShuffleOptions options;
+    private final Page[] pages;
+    private final int[] holder;
+    private final int[] free;
+    private int freeCount;
+    private final List<BufferOwner> owners = new ArrayList<>();
+    private final ArrayDeque<PendingRequest> pending = new ArrayDeque<>();
+    private int guaranteed;
+    private int unused;
+    private int nextOwnerId;
+    private boolean closed;
+
+    /**
+     * A pool of {@code options.totalPages()} pages of {@code options.pageSizeBytes()}, allocated
+     * now.
+     */
+    public NetworkBufferPool(ShuffleOptions options) {
+        this.options = options;
+        int total = options.totalPages();
+        int pageSize = options.pageSizeBytes();
+        this.pages = new Page[total];
+        this.holder = new int[total];
+        this.free = new int[total];
+        int perChunk = Math.max(1, (1 << 30) / pageSize);
+        for (int first = 0; first < total; first += perChunk) {
+            int count = Math.min(perChunk, total - first);
+            ByteBuffer chunk = ByteBuffer.allocateDirect(count * pageSize);
+            for (int i = 0; i < count; i++) {
+                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
+            }
+        }
+        Arrays.fill(holder, -1);
+        for (int i = 0; i < total; i++) {
+            free[i] = total - 1 - i; // page 0 on top
+        }
+        this.freeCount = total;
+    }
+
+    /**
+     * Registers an owner with {@code guaranteedPages} pledged to it. O(owners).
+     *
+     * @param guaranteeKey the setting that sizes this guarantee, named in errors
+     * @param listener asked to give back borrowed pages; null if the owner only returns pages as it
+     *     finishes with them
+     * @throws InsufficientNetworkMemoryException if the budget cannot pledge the guarantee
+     */
+    public BufferOwner register(
+            String name,
+            int guaranteedPages,
+            String guaranteeKey,
+            @Nullable RevocationListener listener) {
+        checkArgument(!name.isEmpty(), "owner name must not be empty");
+        checkArgument(
+                guaranteedPages >= 0,
+                "guaranteedPages of '%s' must be >= 0, was %s",
+                name,
+                guaranteedPages);
+        List<Runnable> after;
+        BufferOwner owner;
+        lock.lock();
+        try {
+            checkState(!closed, "network buffer pool closed");
+            if ((long) guaranteed + guaranteedPages > pages.length) {
+                throw new InsufficientNetworkMemoryException(
+                        insufficientMessage(name, guaranteedPages, guaranteeKey));
+            }
+            owner = new BufferOwner(this, nextOwnerId++, name, guaranteedPages, listener);
+            owners.add(owner);
+            guaranteed += guaranteedPages;
+            unused += guaranteedPages;
+            after = revocationsLocked();
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+        return owner;
+    }
+
+    /** Bytes per page. */
+    public int pageSizeBytes() {
+        return options.pageSizeBytes();
+    }
+
+    /** Pages in the budget. */
+    public int totalPages() {
+        return pages.length;
+    }
+
+    /** Pages nobody holds. */
+    public int freePages() {
+        lock.lock();
+        try {
+            return freeCount;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Pages held by owners. */
+    public int pagesInUse() {
+        lock.lock();
+        try {
+            return pages.length - freeCount;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Pages pledged to the registered owners. */
+    public int guaranteedPages() {
+        lock.lock();
+        try {
+            return guaranteed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every registered owner's pages, in registration order. O(owners); allocates the list. */
+    public List<OwnerStats> owners() {
+        lock.lock();
+        try {
+            List<OwnerStats> stats = new ArrayList<>(owners.size());
+            for (BufferOwner owner : owners) {
+                stats.add(new OwnerStats(owner.name(), owner.guaranteedPages(), owner.inUse));
+            }
+            return stats;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the pool; waiting requests fail. Idempotent.
+     *
+     * @throws IllegalStateException naming every owner that still holds pages (a leak)
+     */
+    @Override
+    public void close() {
+        List<PendingRequest> cancelled;
+        String leaks;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            cancelled = new ArrayList<>(pending);
+            pending.clear();
+            leaks =
+                    owners.stream()
+                            .filter(o -> o.inUse > 0)
+                            .map(o -> "'" + o.name() + "' holds " + o.inUse)
+                            .collect(Collectors.joining(", "));
+        } finally {
+            lock.unlock();
+        }
+        for (PendingRequest request : cancelled) {
+            request.future.completeExceptionally(new CancellationException("pool closed"));
+        }
+        checkState(leaks.isEmpty(), "network buffer pool closed with pages in use: %s", leaks);
+    }
+
+    /** Checks the accounting (tests). */
+    void checkInvariants() {
+        lock.lock();
+        try {
+            int inUse = 0;
+            int promised = 0;
+            int pledged = 0;
+            for (BufferOwner owner : owners) {
+                inUse += owner.inUse;
+                promised += Math.max(0, owner.guaranteedPages() - owner.inUse);
+                pledged += owner.guaranteedPages();
+            }
+            int held = 0;
+            for (int h : holder) {
+                held += h >= 0 ? 1 : 0;
+            }
+            checkState(
+                    inUse == pages.length - freeCount,
+                    "owners hold %s, pool lent %s",
+                    inUse,
+                    pages.length - freeCount);
+            checkState(held == inUse, "holders %s != in use %s", held, inUse);
+            checkState(promised == unused, "unused %s != %s", unused, promised);
+            checkState(
+                    pledged == guaranteed && guaranteed <= pages.length,
+                    "guaranteed %s",
+                    guaranteed);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- called by BufferOwner ----
+
+    boolean tryGrant(BufferOwner owner, int n, List<Page> out) {
+        checkCount(owner, n);
+        lock.lock();
+        try {
+            checkOpen(owner);
+            int entitled =
+                    Math.min(
+                            n,
+                            Math.max(
+                                    0, owner.guaranteedPages() - owner.inUse - owner.pendingPages));
+            if (freeCount < n
+                    || freeCount - n < unused - entitled
+                    || (!pending.isEmpty() && entitled > 0)) {
+                return false;
+            }
+            grantLocked(owner, n, out);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    CompletableFuture<List<Page>> requestGuaranteed(BufferOwner owner, int n) {
+        checkCount(owner, n);
+        PageRequest future = new PageRequest(owner);
+        List<Runnable> after = List.of();
+        lock.lock();
+        try {
+            checkOpen(owner);
+            checkArgument(
+                    owner.inUse + owner.pendingPages + n <= owner.guaranteedPages(),
+                    "owner '%s' asked for %s pages beyond its guarantee: it holds %s and waits for %s of"
+                            + " %s guaranteed pages; borrow with tryRequest or raise its guarantee",
+                    owner.name(),
+                    n,
+                    owner.inUse,
+                    owner.pendingPages,
+                    owner.guaranteedPages());
+            if (pending.isEmpty() && freeCount >= n) {
+                List<Page> granted = new ArrayList<>(n);
+                grantLocked(owner, n, granted);
+                future.complete(granted);
+                return future;
+            }
+            pending.add(new PendingRequest(owner, n, future));
+            owner.pendingPages += n;
+            after = revocationsLocked();
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+        return future;
+    }
+
+    void recycle(BufferOwner owner, Page page) {
+        List<Runnable> after;
+        lock.lock();
+        try {
+            int index = page.index();
+            checkArgument(
+                    index >= 0 && index < pages.length && pages[index] == page,
+                    "page %s is not of this pool",
+                    index);
+            if (holder[index] != owner.id) {
+                throw new IllegalStateException(
+                        "owner '"
+                                + owner.name()
+                                + "' recycled page "
+                                + index
+                                + " held by "
+                                + holderName(holder[index]));
+            }
+            holder[index] = -1;
+            free[freeCount++] = index;
+            setInUse(owner, owner.inUse - 1);
+            after = serveLocked();
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+    }
+
+    void unregister(BufferOwner owner) {
+        List<PendingRequest> cancelled = new ArrayList<>();
+        List<Runnable> after;
+        lock.lock();
+        try {
+            if (owner.closed) {
+                return;
+            }
+            checkState(
+                    owner.inUse == 0,
+                    "owner '%s' closed while holding %s pages",
+                    owner.name(),
+                    owner.inUse);
+            owner.closed = true;
+            pending.removeIf(r -> r.owner == owner && cancelled.add(r));
+            owner.pendingPages = 0;
+            owners.remove(owner);
+            guaranteed -= owner.guaranteedPages();
+            unused -= owner.guaranteedPages();
+            after = serveLocked();
+        } finally {
+            lock.unlock();
+        }
+        for (PendingRequest request : cancelled) {
+            request.future.completeExceptionally(
+                    new CancellationException("owner '" + owner.name() + "' closed"));
+        }
+        after.forEach(Runnable::run);
+    }
+
+    int inUse(BufferOwner owner) {
+        lock.lock();
+        try {
+            return owner.inUse;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- under the lock ----
+
+    private void grantLocked(BufferOwner owner, int n, List<Page> out) {
+        for (int i = 0; i < n; i++) {
+            int index = free[--freeCount];
+            holder[index] = owner.id;
+            Page page = pages[index];
+            page.buffer().clear();
+            out.add(page);
+        }
+        setInUse(owner, owner.inUse + n);
+    }
+
+    private void setInUse(BufferOwner owner, int inUse) {
+        int g = owner.guaranteedPages();
+        unused += Math.max(0, g - inUse) - Math.max(0, g - owner.inUse);
+        owner.inUse = inUse;
+    }
+
+    /** Serves waiting requests in order while they fit; returns the completions to run. */
+    private List<Runnable> serveLocked() {
+        List<Runnable> after = new ArrayList<>();
+        while (!pending.isEmpty() && pending.peek().pages <= freeCount) {
+            PendingRequest request = pending.poll();
+            request.owner.pendingPages -= request.pages;
+            List<Page> granted = new ArrayList<>(request.pages);
+            grantLocked(request.owner, request.pages, granted);
+            after.add(
+                    () -> {
+                        if (!request.future.complete(granted)) {
+                            for (Page page : granted) {
+                                recycle(request.owner, page); // cancelled meanwhile: give them back
+                            }
+                        }
+                    });
+        }
+        if (!pending.isEmpty()) {
+            after.addAll(revocationsLocked());
+        }
+        return after;
+    }
+
+    /** Asks borrowers, largest first, to give back the pages promised but lent out. */
+    private List<Runnable> revocationsLocked() {
+        int waiting = 0;
+        for (PendingRequest request : pending) {
+            waiting += request.pages;
+        }
+        int shortfall = Math.max(unused - freeCount, waiting - freeCount);
+        if (shortfall <= 0) {
+            return List.of();
+        }
+        List<BufferOwner> borrowers = new ArrayList<>();
+        for (BufferOwner owner : owners) {
+            if (owner.listener != null && owner.inUse > owner.guaranteedPages()) {
+                borrowers.add(owner);
+            }
+        }
+        borrowers.sort(
+                Comparator.comparingInt((BufferOwner o) -> o.inUse - o.guaranteedPages())
+                        .reversed());
+        List<Runnable> asks = new ArrayList<>();
+        for (BufferOwner borrower : borrowers) {
+            if (shortfall <= 0) {
+                break;
+            }
+            int ask = Math.min(shortfall, borrower.inUse - borrower.guaranteedPages());
+            shortfall -= ask;
+            RevocationListener listener = Objects.requireNonNull(borrower.listener);
+            asks.add(() -> listener.revoke(borrower, ask));
+        }
+        return asks;
+    }
+
+    /** A waiting request that withdraws itself from the queue when cancelled. */
+    private final class PageRequest extends CompletableFuture<List<Page>> {
+        private final BufferOwner owner;
+
+        PageRequest(BufferOwner owner) {
+            this.owner = owner;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled) {
+                withdraw(owner, this);
+            }
+            return cancelled;
+        }
+    }
+
+    private void withdraw(BufferOwner owner, CompletableFuture<List<Page>> future) {
+        lock.lock();
+        try {
+            pending.removeIf(
+                    r -> {
+                        if (r.future == future) {
+                            owner.pendingPages -= r.pages;
+                            return true;
+                        }
+                        return false;
+                    });
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void checkCount(BufferOwner owner, int n) {
+        checkArgument(
+                n >= 1 && n <= pages.length,
+                "owner '%s' requested %s pages; allowed 1 to %s (the pool's pages)",
+                owner.name(),
+                n,
+                pages.length);
+    }
+
+    private void checkOpen(BufferOwner owner) {
+        checkState(!closed, "network buffer pool closed");
+        checkState(!owner.closed, "owner '%s' is closed", owner.name());
+    }
+
+    private String holderName(int id) {
+        if (id < 0) {
+            return "nobody (recycled twice?)";
+        }
+        for (BufferOwner owner : owners) {
+            if (owner.id == id) {
+                return "'" + owner.name() + "'";
+            }
+        }
+        return "owner #" + id;
+    }
+
+    private String insufficientMessage(String name, int required, String guaranteeKey) {
+        int pageSize = options.pageSizeBytes();
+        String largest =
+                owners.stream()
+                        .sorted(Comparator.comparingInt(BufferOwner::guaranteedPages).reversed())
+                        .limit(5)
+                        .map(o -> "'" + o.name() + "' " + o.guaranteedPages())
+                        .collect(Collectors.joining(", "));
+        long neededBytes = ((long) guaranteed + required) * pageSize;
+        return "insufficient network memory: '"
+                + name
+                + "' needs "
+                + required
+                + " guaranteed pages ("
+                + ShuffleOptions.bytesText((long) required * pageSize)
+                + "), but only "
+                + (pages.length - guaranteed)
+                + " of "
+                + pages.length
+                + " pages are not yet guaranteed ("
+                + guaranteed
+                + " guaranteed to "
+                + owners.size()
+                + " owners"
+                + (largest.isEmpty() ? "" : ", largest: " + largest)
+                + "); raise "
+                + ShuffleOptions.TOTAL_MEMORY_KEY
+                + " (now "
+                + ShuffleOptions.bytesText(options.totalMemoryBytes())
+                + ") to at least "
+                + ShuffleOptions.bytesText(neededBytes)
+                + ", or lower "
+                + guaranteeKey;
+    }
+
+    private record PendingRequest(
+            BufferOwner owner, int pages, CompletableFuture<List<Page>> future) {}
+}

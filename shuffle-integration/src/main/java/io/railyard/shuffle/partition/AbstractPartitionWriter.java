@@ -1,0 +1,166 @@
+package io.railyard.shuffle.partition;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.shuffle.buffer.BufferOwner;
+import io.railyard.shuffle.buffer.Page;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The lifecycle every partition writer shares: arguments checked, any {@link IOException} turned
+ * into a failed partition (files deleted, pages returned, a {@link PartitionWriteException} naming
+ * the file and the bytes written), and pages returned exactly once on every path. Not thread-safe.
+ */
+abstract class AbstractPartitionWriter implements PartitionWriter {
+    private enum State {
+        OPEN,
+        FINISHED,
+        FAILED,
+        CLOSED
+    }
+
+    private final String name;
+    private final int numSubpartitions;
+    private final BufferOwner owner;
+    private final List<Page> pages;
+    private State state = State.OPEN;
+    private long bytesWritten;
+
+    AbstractPartitionWriter(
+            String name, int numSubpartitions, BufferOwner owner, List<Page> pages) {
+        this.name = name;
+        this.numSubpartitions = numSubpartitions;
+        this.owner = owner;
+        this.pages = pages;
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    @Override
+    public final int numSubpartitions() {
+        return numSubpartitions;
+    }
+
+    @Override
+    public final void emit(ByteBuffer record, int subpartition) throws IOException {
+        checkArgument(
+                subpartition >= 0 && subpartition < numSubpartitions,
+                "subpartition of '%s' must be in [0, %s), was %s",
+                name,
+                numSubpartitions,
+                subpartition);
+        checkOpen();
+        try {
+            append(record, subpartition);
+        } catch (IOException e) {
+            throw fail(e);
+        }
+    }
+
+    @Override
+    public final void broadcast(ByteBuffer record) throws IOException {
+        checkOpen();
+        try {
+            appendBroadcast(record);
+        } catch (IOException e) {
+            throw fail(e);
+        }
+    }
+
+    @Override
+    public final BlockingPartition finish() throws IOException {
+        checkOpen();
+        BlockingPartition partition;
+        try {
+            partition = complete();
+        } catch (IOException e) {
+            throw fail(e);
+        }
+        state = State.FINISHED;
+        returnPages();
+        return partition;
+    }
+
+    @Override
+    public final void close() {
+        if (state != State.OPEN) {
+            return;
+        }
+        state = State.CLOSED;
+        discard();
+    }
+
+    /** Bytes written to files so far. */
+    final long bytesWritten() {
+        return bytesWritten;
+    }
+
+    final void addWritten(long bytes) {
+        bytesWritten += bytes;
+    }
+
+    abstract void append(ByteBuffer record, int subpartition) throws IOException;
+
+    abstract void appendBroadcast(ByteBuffer record) throws IOException;
+
+    abstract BlockingPartition complete() throws IOException;
+
+    /** Every file created so far. */
+    abstract List<Path> files();
+
+    /** The file most likely being written when a failure happens (named in the error). */
+    abstract Path fileInProgress();
+
+    abstract void closeFiles() throws IOException;
+
+    private void checkOpen() {
+        checkState(state == State.OPEN, "partition writer '%s' is %s", name, state);
+    }
+
+    private PartitionWriteException fail(IOException cause) {
+        state = State.FAILED;
+        discard();
+        String hint =
+                cause instanceof FileSystemException fse
+                                && String.valueOf(fse.getReason()).contains("Too many open files")
+                        ? "a hash-based partition keeps one open file per subpartition ("
+                                + numSubpartitions
+                                + "); raise the open-file limit (ulimit -n) or use the sort-based"
+                                + " partition"
+                        : "";
+        return new PartitionWriteException(name, fileInProgress(), bytesWritten, hint, cause);
+    }
+
+    private void discard() {
+        try {
+            closeFiles();
+        } catch (IOException ignored) {
+            // The files are deleted next; nothing written survives.
+        }
+        for (Path file : files()) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // Best effort on a failing disk; ShuffleWorker.close() sweeps the directory.
+            }
+        }
+        returnPages();
+    }
+
+    private void returnPages() {
+        for (Page page : pages) {
+            owner.recycle(page);
+        }
+        pages.clear();
+        owner.close();
+    }
+}

@@ -1,0 +1,110 @@
+package io.railyard.shuffle.partition;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A finished blocking result partition on local disk, readable by any number of consumers through
+ * {@link InputGate}s until it is {@link #release() released}. Sort-based partitions keep one data
+ * file and one index; hash-based ones one file per subpartition.
+ *
+ * <p>Thread-safe: readers and the releasing thread may run at once. After release, readers fail
+ * with {@link PartitionLostException} and the files are gone.
+ */
+public abstract sealed class BlockingPartition permits SortPartition, HashPartition {
+    private final String name;
+    private final int numSubpartitions;
+    private final long bytesOnDisk;
+    private volatile boolean released;
+
+    BlockingPartition(String name, int numSubpartitions, long bytesOnDisk) {
+        this.name = name;
+        this.numSubpartitions = numSubpartitions;
+        this.bytesOnDisk = bytesOnDisk;
+    }
+
+    /** The partition's name. */
+    public final String name() {
+        return name;
+    }
+
+    /** Number of subpartitions. */
+    public final int numSubpartitions() {
+        return numSubpartitions;
+    }
+
+    /** Bytes in the data files (frames with headers, after compression; index not included). */
+    public final long bytesOnDisk() {
+        return bytesOnDisk;
+    }
+
+    /** Every file this partition created (data and index). */
+    public abstract List<Path> files();
+
+    /** Whether {@link #release()} was called. */
+    public final boolean isReleased() {
+        return released;
+    }
+
+    /**
+     * Deletes the files; readers of this partition then fail with {@link PartitionLostException}.
+     * Idempotent. O(files).
+     *
+     * @throws IOException if a file cannot be deleted (the others still are)
+     */
+    public final void release() throws IOException {
+        if (released) {
+            return;
+        }
+        released = true;
+        closeIndex();
+        IOException first = null;
+        for (Path file : files()) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    final void checkSubpartition(int subpartition) {
+        checkArgument(
+                subpartition >= 0 && subpartition < numSubpartitions,
+                "subpartition of '%s' must be in [0, %s), was %s",
+                name,
+                numSubpartitions,
+                subpartition);
+    }
+
+    /** Regions a reader walks (1 for hash files). */
+    abstract int regionCount();
+
+    /** The data file holding {@code subpartition}. */
+    abstract Path dataFile(int subpartition);
+
+    /** A key identifying the data file of {@code subpartition} within this partition. */
+    abstract int fileKey(int subpartition);
+
+    /**
+     * Points {@code channel} at its section of {@code region}, reading the index if needed.
+     *
+     * @param entry a 16-byte scratch buffer owned by the calling IO thread
+     */
+    abstract void loadSection(ChannelReader channel, int region, ByteBuffer entry)
+            throws IOException;
+
+    void closeIndex() {}
+}

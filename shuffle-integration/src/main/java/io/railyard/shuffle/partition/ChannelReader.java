@@ -1,0 +1,42 @@
+package io.railyard.shuffle.partition;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One input channel of a gate: a cursor over the sections of one subpartition of one partition
+ * (region, byte offset, bytes left in the section, next frame number of its lane and of the
+ * broadcast lane). Cursor fields belong to the IO thread; {@code scheduled} is guarded by the
+ * scheduler's lock.
+ */
+final class ChannelReader {
+    final InputGate gate;
+    final int index;
+    final BlockingPartition partition;
+    private final int subpartition;
+    @Nullable ReadFile file;
+    boolean scheduled;
+    boolean started;
+    volatile boolean done;
+    boolean parked;
+    int region;
+    long offset;
+    long remaining;
+    int laneSequence;
+    int broadcastSequence;
+
+    ChannelReader(InputGate gate, int index, BlockingPartition partition, int subpartition) {
+        this.gate = gate;
+        this.index = index;
+        this.partition = partition;
+        this.subpartition = subpartition;
+    }
+
+    int subpartition() {
+        return subpartition;
+    }
+
+    void setSection(long offset, long length) {
+        this.offset = offset;
+        this.remaining = length;
+    }
+}

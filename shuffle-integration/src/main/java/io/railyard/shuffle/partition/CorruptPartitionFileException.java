@@ -1,0 +1,35 @@
+package io.railyard.shuffle.partition;
+
+import java.nio.file.Path;
+
+/**
+ * A partition file failed a check on read (frame checksum, lengths, lane, sequence, index entry or
+ * truncation). It names the file and the byte offset; no byte of the bad frame reaches a consumer.
+ * A kind of {@link PartitionLostException}: the producer is rerun.
+ */
+public final class CorruptPartitionFileException extends PartitionLostException {
+    private static final long serialVersionUID = 1L;
+
+    private final String file;
+    private final long offset;
+
+    /** A corrupt {@code file} of {@code partition} at byte {@code offset}. */
+    public CorruptPartitionFileException(String partition, Path file, long offset, String reason) {
+        super(
+                partition,
+                "corrupt partition file " + file + " at offset " + offset + ": " + reason,
+                null);
+        this.file = file.toString();
+        this.offset = offset;
+    }
+
+    /** The corrupt file. */
+    public String file() {
+        return file;
+    }
+
+    /** The byte offset of the bad frame or entry in {@link #file()}. */
+    public long offset() {
+        return offset;
+    }
+}

@@ -1,0 +1,42 @@
+package io.railyard.shuffle.partition;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+
+/** A finished hash-based partition: one data file per subpartition. Thread-safe (immutable). */
+final class HashPartition extends BlockingPartition {
+    private final List<Path> files;
+    private final long[] fileBytes;
+
+    HashPartition(String name, List<Path> files, long[] fileBytes, long dataBytes) {
+        super(name, files.size(), dataBytes);
+        this.files = List.copyOf(files);
+        this.fileBytes = fileBytes;
+    }
+
+    @Override
+    public List<Path> files() {
+        return files;
+    }
+
+    @Override
+    int regionCount() {
+        return 1;
+    }
+
+    @Override
+    Path dataFile(int subpartition) {
+        return files.get(subpartition);
+    }
+
+    @Override
+    int fileKey(int subpartition) {
+        return subpartition;
+    }
+
+    @Override
+    void loadSection(ChannelReader channel, int region, ByteBuffer entry) {
+        channel.setSection(0, fileBytes[channel.subpartition()]);
+    }
+}

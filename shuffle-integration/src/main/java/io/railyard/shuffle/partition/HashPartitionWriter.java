@@ -1,0 +1,121 @@
+package io.railyard.shuffle.partition;
+
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.buffer.BufferOwner;
+import io.railyard.shuffle.buffer.Page;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes a hash-based blocking partition: one file and one page per subpartition; a full page is
+ * sealed as a frame and written to its subpartition's file. The baseline: simple and fast at small
+ * parallelism, but its memory and open files grow with the number of subpartitions and a broadcast
+ * record is written once per subpartition. Not thread-safe: owned by the producing task's thread.
+ */
+final class HashPartitionWriter extends AbstractPartitionWriter {
+    private final List<Path> paths;
+    private final FileChannel[] files;
+    private final LaneStream[] lanes;
+    private final long[] fileBytes;
+    private int lastWritten;
+
+    HashPartitionWriter(
+            String name,
+            ShuffleOptions options,
+            BufferOwner owner,
+            List<Page> pages,
+            List<Path> paths,
+            FileChannel[] files) {
+        super(name, files.length, owner, pages);
+        this.paths = paths;
+        this.files = files;
+        int n = files.length;
+        FrameCodec codec = new FrameCodec(options);
+        @Nullable ByteBuffer scratch = codec.compresses() ? pages.get(n).buffer() : null;
+        this.lanes = new LaneStream[n];
+        this.fileBytes = new long[n];
+        for (int s = 0; s < n; s++) {
+            int subpartition = s;
+            lanes[s] =
+                    new LaneStream(
+                            codec,
+                            scratch,
+                            frame -> writeFrame(subpartition, frame),
+                            pages.get(s).buffer());
+            lanes[s].start(s, 0);
+        }
+    }
+
+    /** Pages a writer of {@code n} subpartitions holds: one per subpartition [+ LZ4 scratch]. */
+    static int pagesNeeded(ShuffleOptions options, int n) {
+        return n + (options.compression() == ShuffleOptions.Compression.NONE ? 0 : 1);
+    }
+
+    @Override
+    void append(ByteBuffer record, int subpartition) throws IOException {
+        LaneStream lane = lanes[subpartition];
+        lane.putLength(record.remaining());
+        lane.putBytes(record);
+    }
+
+    @Override
+    void appendBroadcast(ByteBuffer record) throws IOException {
+        int start = record.position();
+        for (LaneStream lane : lanes) {
+            record.position(start);
+            lane.putLength(record.remaining());
+            lane.putBytes(record);
+        }
+    }
+
+    @Override
+    BlockingPartition complete() throws IOException {
+        long total = 0;
+        for (int s = 0; s < lanes.length; s++) {
+            lanes[s].finishLane();
+            total += fileBytes[s];
+        }
+        closeFiles();
+        return new HashPartition(name(), paths, fileBytes, total);
+    }
+
+    @Override
+    List<Path> files() {
+        return paths;
+    }
+
+    @Override
+    Path fileInProgress() {
+        return paths.isEmpty() ? Path.of("") : paths.get(lastWritten);
+    }
+
+    @Override
+    void closeFiles() throws IOException {
+        IOException first = null;
+        for (FileChannel file : files) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private ByteBuffer writeFrame(int subpartition, ByteBuffer frame) throws IOException {
+        lastWritten = subpartition;
+        int length = frame.remaining();
+        while (frame.hasRemaining()) {
+            files[subpartition].write(frame);
+        }
+        fileBytes[subpartition] += length;
+        addWritten(length);
+        return frame;
+    }
+}

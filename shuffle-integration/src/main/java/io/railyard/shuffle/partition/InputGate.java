@@ -1,0 +1,255 @@
+package io.railyard.shuffle.partition;
+
+import io.railyard.shuffle.buffer.BufferOwner;
+import io.railyard.shuffle.buffer.Page;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A consumer's view of its inputs: one channel per (partition, subpartition) it reads; buffers
+ * arrive from any channel, in order within each channel, decoded and checked by the worker's IO
+ * scheduler. A consumer polls, processes a buffer's records and {@link Buffer#recycle() recycles}
+ * it.
+ *
+ * <p>Memory: the gate is one buffer-pool owner guaranteed {@code shuffle.read.gate-pages} pages
+ * whatever its number of channels; it borrows up to as many again when they are free. Each channel
+ * holds at most {@value #CHANNEL_CREDIT} undelivered buffers, so the IO thread never blocks on a
+ * gate. A consumer that holds buffers of every channel at once (a merge) needs gate pages ≥
+ * channels; one that recycles each buffer before its next poll never waits for memory.
+ *
+ * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
+ * #close()} are called by the consumer; buffers may be recycled from any thread. Lock order: gate,
+ * then scheduler, then buffer pool.
+ */
+public final class InputGate implements AutoCloseable {
+    static final int CHANNEL_CREDIT = 2;
+
+    private final String name;
+    private final BufferOwner owner;
+    private final IoScheduler scheduler;
+    private final int maxPages;
+    private final List<ChannelReader> channels;
+    private final int[] queuedPerChannel;
+    private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
+    private final List<ChannelReader> waitingForMemory = new ArrayList<>();
+    private CompletableFuture<Void> availability = new CompletableFuture<>();
+    private @Nullable PartitionLostException failure;
+    private int finishedChannels;
+    private boolean closed;
+
+    InputGate(
+            String name,
+            BufferOwner owner,
+            IoScheduler scheduler,
+            List<BlockingPartition> partitions,
+            int subpartition) {
+        this.name = name;
+        this.owner = owner;
+        this.scheduler = scheduler;
+        this.maxPages = 2 * owner.guaranteedPages();
+        this.channels = new ArrayList<>(partitions.size());
+        for (int i = 0; i < partitions.size(); i++) {
+            channels.add(new ChannelReader(this, i, partitions.get(i), subpartition));
+        }
+        this.queuedPerChannel = new int[partitions.size()];
+        if (channels.isEmpty()) {
+            availability.complete(null);
+        }
+    }
+
+    /** The gate's name (the owner name in the buffer pool). */
+    public String name() {
+        return name;
+    }
+
+    /** Number of channels; channel {@code i} reads the i-th partition given at open. */
+    public int numChannels() {
+        return channels.size();
+    }
+
+    /**
+     * The next buffer from any channel, or null if none is ready yet. O(1), no allocation.
+     *
+     * @throws PartitionLostException if a channel's partition is lost, released or corrupt
+     */
+    public synchronized @Nullable Buffer poll() throws PartitionLostException {
+        if (failure != null) {
+            throw failure;
+        }
+        Buffer next = queue.poll();
+        if (next == null) {
+            if (availability.isDone() && !isFinishedLocked()) {
+                availability = new CompletableFuture<>();
+            }
+            return null;
+        }
+        if (queuedPerChannel[next.channel]-- == CHANNEL_CREDIT) {
+            scheduler.ready(channels.get(next.channel));
+        }
+        return next;
+    }
+
+    /** A future completed when {@link #poll()} may return a buffer, the gate ends, or fails. */
+    public synchronized CompletableFuture<Void> availability() {
+        return availability;
+    }
+
+    /** Whether every channel ended and every buffer was polled. */
+    public synchronized boolean isFinished() {
+        return isFinishedLocked();
+    }
+
+    /** Pages this gate holds (queued and polled-but-not-recycled). */
+    public int pagesInUse() {
+        return owner.pagesInUse();
+    }
+
+    /**
+     * Stops reading: queued buffers are recycled; buffers the consumer still holds are recycled by
+     * it later, after which the gate's pages are all back. Idempotent.
+     */
+    @Override
+    public void close() {
+        List<Buffer> drop;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            drop = new ArrayList<>(queue);
+            queue.clear();
+            availability.complete(null);
+        }
+        scheduler.cancel(channels);
+        for (Buffer buffer : drop) {
+            buffer.recycle();
+        }
+        closeOwnerIfIdle();
+    }
+
+    void start() {
+        for (ChannelReader channel : channels) {
+            scheduler.ready(channel);
+        }
+    }
+
+    /** Called by the IO thread: a page for a channel's next buffer, or null (then it waits). */
+    synchronized @Nullable Page tryTakePage(ChannelReader channel) {
+        if (closed || failure != null || owner.pagesInUse() >= maxPages) {
+            waitingForMemory.add(channel);
+            return null;
+        }
+        Page page = owner.tryRequest();
+        if (page == null) {
+            waitingForMemory.add(channel);
+        }
+        return page;
+    }
+
+    /** Whether a channel may receive another buffer now. */
+    synchronized boolean hasCredit(ChannelReader channel) {
+        return !closed && failure == null && queuedPerChannel[channel.index] < CHANNEL_CREDIT;
+    }
+
+    /** Called by the IO thread: a decoded buffer of {@code channel}. */
+    void deliver(ChannelReader channel, Page page) {
+        synchronized (this) {
+            if (!closed) {
+                queue.add(new Buffer(this, channel.index, page));
+                queuedPerChannel[channel.index]++;
+                availability.complete(null);
+                return;
+            }
+        }
+        returnPage(page);
+    }
+
+    /** Called by the IO thread: {@code channel} has no more data. */
+    synchronized void channelFinished(ChannelReader channel) {
+        finishedChannels++;
+        if (isFinishedLocked()) {
+            availability.complete(null);
+        }
+    }
+
+    /** Called by the IO thread: the gate fails with {@code cause}. */
+    synchronized void fail(PartitionLostException cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+        availability.complete(null);
+    }
+
+    /** Whether the gate was closed or failed: its channels stop. */
+    synchronized boolean isClosedOrFailed() {
+        return closed || failure != null;
+    }
+
+    private boolean isFinishedLocked() {
+        return finishedChannels == channels.size() && queue.isEmpty();
+    }
+
+    void returnPage(Page page) {
+        List<ChannelReader> wake;
+        synchronized (this) {
+            owner.recycle(page);
+            wake = waitingForMemory.isEmpty() ? List.of() : new ArrayList<>(waitingForMemory);
+            waitingForMemory.clear();
+        }
+        for (ChannelReader channel : wake) {
+            scheduler.ready(channel);
+        }
+        closeOwnerIfIdle();
+    }
+
+    private void closeOwnerIfIdle() {
+        synchronized (this) {
+            if (closed && owner.pagesInUse() == 0) {
+                owner.close();
+            }
+        }
+    }
+
+    /**
+     * A decoded buffer of one channel: {@link #data()} holds a run of that channel's record stream
+     * (records may continue into the channel's next buffer). Recycle it exactly once.
+     */
+    public static final class Buffer {
+        private final InputGate gate;
+        private final int channel;
+        private final Page page;
+        private boolean recycled;
+
+        Buffer(InputGate gate, int channel, Page page) {
+            this.gate = gate;
+            this.channel = channel;
+            this.page = page;
+        }
+
+        /** The channel this buffer came from. */
+        public int channel() {
+            return channel;
+        }
+
+        /** The bytes, from position to limit; valid until {@link #recycle()}. */
+        public ByteBuffer data() {
+            return page.buffer();
+        }
+
+        /** Returns the page to the pool. Call once; any thread. */
+        public void recycle() {
+            synchronized (this) {
+                if (recycled) {
+                    throw new IllegalStateException(
+                            "buffer of channel " + channel + " recycled twice");
+                }
+                recycled = true;
+            }
+            gate.returnPage(page);
+        }
+    }
+}

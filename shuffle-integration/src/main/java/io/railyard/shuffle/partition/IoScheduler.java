@@ -1,0 +1,483 @@
+package io.railyard.shuffle.partition;
+
+import com.google.common.util.concurrent.Uninterruptibles;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.buffer.BufferOwner;
+import io.railyard.shuffle.buffer.Page;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The worker's one IO thread for reading partition files. It serves every channel that wants data,
+ * file by file; within a file it serves the pending channels in file-offset order, merges adjacent
+ * sections into one large scattering read, and slices many frames out of it, each checked and
+ * decoded into a page of the channel's gate.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <ul>
+ *   <li>Fair shares: each round serves every file with waiting channels once, at most {@code
+ *       shuffle.read.batch-pages} pages of reads per file.
+ *   <li>Memory: the read staging area ({@code read.batch-pages} pages plus one scratch page) is
+ *       taken from the buffer pool once; decoded buffers come from each gate's own pages. The IO
+ *       thread never waits for memory: a channel whose gate has no page is parked until the gate
+ *       recycles one.
+ *   <li>A frame cut by the end of a read is read again next round; a frame cut by the end of the
+ *       file is a truncated file.
+ *   <li>Failures (missing file, release, checksum, index) fail the channel's gate only.
+ * </ul>
+ *
+ * <p>Threading: {@link #ready}, {@link #cancel} and {@link #close} are thread-safe; everything else
+ * runs on the IO thread. Its lock is taken after a gate's and before the buffer pool's.
+ */
+final class IoScheduler implements AutoCloseable {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final List<ChannelReader> ready = new ArrayList<>();
+    private final Map<Path, ReadFile> files = new HashMap<>();
+    private final BufferOwner owner;
+    private final List<Page> stagingPages;
+    private final ByteBuffer[] staging;
+    private final ByteBuffer scratch;
+    private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.HEADER_BYTES);
+    private final ByteBuffer indexEntry = ByteBuffer.allocate(SortIndex.ENTRY_BYTES);
+    private final FrameCodec codec;
+    private final FrameContext context = new FrameContext();
+    private final int pageSize;
+    private final long budgetBytes;
+    private final AtomicLong bytesRead = new AtomicLong();
+    private final Thread thread;
+    private boolean closing;
+    private int roundStart;
+
+    IoScheduler(ShuffleOptions options, BufferOwner owner, List<Page> pages, String threadName) {
+        this.owner = owner;
+        this.stagingPages = pages;
+        this.pageSize = options.pageSizeBytes();
+        this.staging = new ByteBuffer[pages.size() - 1];
+        for (int i = 0; i < staging.length; i++) {
+            staging[i] = pages.get(i).buffer();
+        }
+        this.scratch = pages.get(staging.length).buffer();
+        this.budgetBytes = (long) staging.length * pageSize;
+        this.codec = new FrameCodec(options);
+        this.thread = new Thread(this::run, threadName);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Pages the scheduler holds: its staging area and one scratch page. */
+    static int pagesNeeded(ShuffleOptions options) {
+        return options.readBatchPages() + 1;
+    }
+
+    long bytesRead() {
+        return bytesRead.get();
+    }
+
+    /** Asks the IO thread to read for {@code channel}. Thread-safe. */
+    void ready(ChannelReader channel) {
+        lock.lock();
+        try {
+            if (!channel.scheduled && !channel.done) {
+                channel.scheduled = true;
+                ready.add(channel);
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops reading for {@code channels} (their gate closed). Thread-safe. */
+    void cancel(List<ChannelReader> channels) {
+        lock.lock();
+        try {
+            for (ChannelReader channel : channels) {
+                channel.scheduled = true; // never queued again; the IO thread drops it
+                ready.add(channel);
+            }
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the IO thread, closes every file and returns the staging pages. Idempotent. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closing) {
+                return;
+            }
+            closing = true;
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+        Uninterruptibles.joinUninterruptibly(thread);
+        for (ReadFile file : files.values()) {
+            file.close();
+        }
+        files.clear();
+        for (Page page : stagingPages) {
+            owner.recycle(page);
+        }
+        owner.close();
+    }
+
+    /** Files the IO thread holds open (a snapshot; approximate while it runs). */
+    int openFiles() {
+        lock.lock();
+        try {
+            int open = 0;
+            for (ReadFile file : files.values()) {
+                open += file.isOpen() ? 1 : 0;
+            }
+            return open;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        List<ChannelReader> round = new ArrayList<>();
+        while (true) {
+            lock.lock();
+            try {
+                while (ready.isEmpty() && !closing) {
+                    work.awaitUninterruptibly();
+                }
+                if (closing) {
+                    return;
+                }
+                round.addAll(ready);
+                ready.clear();
+                for (ChannelReader channel : round) {
+                    channel.scheduled = false;
+                }
+            } finally {
+                lock.unlock();
+            }
+            try {
+                serveRound(round);
+            } catch (RuntimeException | Error e) {
+                // A bug must not leave consumers waiting forever: fail every gate of the round.
+                for (ChannelReader channel : round) {
+                    channel.gate.fail(
+                            new PartitionLostException(
+                                    channel.partition.name(), "IO scheduler failure: " + e, e));
+                    finish(channel, false);
+                }
+            }
+            round.clear();
+        }
+    }
+
+    private void serveRound(List<ChannelReader> round) {
+        Map<ReadFile, List<ChannelReader>> byFile = new LinkedHashMap<>();
+        for (ChannelReader channel : round) {
+            if (channel.done) {
+                continue;
+            }
+            if (!channel.gate.hasCredit(channel)) {
+                if (channel.gate.isClosedOrFailed()) {
+                    finish(channel, false);
+                }
+                continue; // the gate calls ready() again when the consumer polls
+            }
+            try {
+                if (!channel.started && !start(channel)) {
+                    continue;
+                }
+                byFile.computeIfAbsent(fileOf(channel), f -> new ArrayList<>()).add(channel);
+            } catch (PartitionLostException e) {
+                channel.gate.fail(e);
+                finish(channel, false);
+            } catch (IOException e) {
+                channel.gate.fail(lost(channel, e));
+                finish(channel, false);
+            }
+        }
+        List<Map.Entry<ReadFile, List<ChannelReader>>> entries = new ArrayList<>(byFile.entrySet());
+        int n = entries.size();
+        for (int i = 0; i < n; i++) {
+            Map.Entry<ReadFile, List<ChannelReader>> entry = entries.get((roundStart + i) % n);
+            serveFile(entry.getKey(), entry.getValue());
+        }
+        roundStart = n == 0 ? 0 : (roundStart + 1) % n;
+    }
+
+    /** Loads the channel's first non-empty section; false if it has no data at all. */
+    private boolean start(ChannelReader channel) throws IOException {
+        channel.started = true;
+        channel.region = -1;
+        channel.remaining = 0;
+        return nextSection(channel);
+    }
+
+    /** Moves to the next non-empty section; false (and the channel finished) if none is left. */
+    private boolean nextSection(ChannelReader channel) throws IOException {
+        BlockingPartition partition = channel.partition;
+        while (channel.remaining == 0) {
+            if (channel.region + 1 >= partition.regionCount()) {
+                finish(channel, true);
+                return false;
+            }
+            channel.region++;
+            partition.loadSection(channel, channel.region, indexEntry);
+        }
+        return true;
+    }
+
+    private ReadFile fileOf(ChannelReader channel) {
+        ReadFile file = channel.file;
+        if (file == null) {
+            Path path = channel.partition.dataFile(channel.subpartition());
+            lock.lock();
+            try {
+                file = files.computeIfAbsent(path, p -> new ReadFile(p, channel.partition));
+            } finally {
+                lock.unlock();
+            }
+            file.users++;
+            channel.file = file;
+        }
+        return file;
+    }
+
+    private void finish(ChannelReader channel, boolean endOfData) {
+        if (channel.done) {
+            return;
+        }
+        channel.done = true;
+        ReadFile file = channel.file;
+        if (file != null && --file.users == 0) {
+            file.close();
+            lock.lock();
+            try {
+                files.remove(file.path);
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (endOfData) {
+            channel.gate.channelFinished(channel);
+        }
+    }
+
+    private void serveFile(ReadFile file, List<ChannelReader> channels) {
+        channels.sort(Comparator.comparingLong(c -> c.offset));
+        long budget = budgetBytes;
+        int size = channels.size();
+        int i = 0;
+        while (i < size && budget > 0) {
+            // One run: channels whose wanted bytes follow each other in the file.
+            long runStart = channels.get(i).offset;
+            long runEnd = runStart + want(channels.get(i));
+            int end = i + 1;
+            while (end < size
+                    && channels.get(end).offset == runEnd
+                    && runEnd - runStart + want(channels.get(end)) <= budget) {
+                runEnd += want(channels.get(end));
+                end++;
+            }
+            long length = Math.min(runEnd - runStart, budget);
+            budget -= length;
+            readRun(file, channels.subList(i, end), runStart, (int) length);
+            i = end;
+        }
+        for (ChannelReader channel : channels) {
+            if (!channel.done && !channel.parked && channel.gate.hasCredit(channel)) {
+                ready(channel);
+            }
+            channel.parked = false;
+        }
+    }
+
+    /** Bytes worth reading for a channel this round: its credit in pages, within its section. */
+    private long want(ChannelReader channel) {
+        return Math.min(channel.remaining, (long) InputGate.CHANNEL_CREDIT * pageSize);
+    }
+
+    private void readRun(ReadFile file, List<ChannelReader> run, long start, int length) {
+        int got;
+        try {
+            if (file.partition.isReleased()) {
+                throw new PartitionLostException(
+                        file.partition.name(), "the partition was released", null);
+            }
+            got = readInto(file, start, length);
+        } catch (IOException e) {
+            for (ChannelReader channel : run) {
+                channel.gate.fail(e instanceof PartitionLostException l ? l : lost(channel, e));
+                finish(channel, false);
+            }
+            return;
+        }
+        bytesRead.addAndGet(got);
+        for (ChannelReader channel : run) {
+            try {
+                slice(file, channel, start, got, got < length);
+            } catch (PartitionLostException e) {
+                channel.gate.fail(e);
+                finish(channel, false);
+            } catch (IOException e) {
+                channel.gate.fail(lost(channel, e));
+                finish(channel, false);
+            }
+        }
+    }
+
+    /** One scattering read of {@code [start, start + length)} into the staging pages. */
+    private int readInto(ReadFile file, long start, int length) throws IOException {
+        int pages = (length + pageSize - 1) / pageSize;
+        for (int p = 0; p < pages; p++) {
+            staging[p].clear().limit(Math.min(pageSize, length - p * pageSize));
+        }
+        var channel = file.channel();
+        channel.position(start);
+        int got = 0;
+        while (got < length) {
+            long n = channel.read(staging, 0, pages);
+            if (n <= 0) {
+                break;
+            }
+            got += (int) n;
+        }
+        return got;
+    }
+
+    /**
+     * Slices the channel's frames out of the staging area ({@code got} bytes read from {@code
+     * start}); stops at the end of what was read, its credit, or its gate's memory (then parked).
+     */
+    private void slice(ReadFile file, ChannelReader channel, long start, int got, boolean eof)
+            throws IOException {
+        String partition = channel.partition.name();
+        while (channel.remaining > 0 && channel.gate.hasCredit(channel)) {
+            long at = channel.offset;
+            int position = (int) (at - start);
+            context.at(partition, file.path, at);
+            if (position + FrameCodec.HEADER_BYTES > got) {
+                checkNotTruncated(eof);
+                return;
+            }
+            header.clear();
+            copy(position, FrameCodec.HEADER_BYTES, header);
+            int frameLength = codec.frameLength(header, context);
+            if (frameLength > channel.remaining) {
+                throw context.corrupt(
+                        "frame of "
+                                + frameLength
+                                + " bytes runs past its section ("
+                                + channel.remaining
+                                + " bytes left)");
+            }
+            if (position + frameLength > got) {
+                checkNotTruncated(eof);
+                return;
+            }
+            checkLane(channel);
+            Page page = channel.gate.tryTakePage(channel);
+            if (page == null) {
+                channel.parked = true;
+                return;
+            }
+            try {
+                codec.open(header, stored(position, frameLength), page.buffer(), context);
+            } catch (CorruptPartitionFileException e) {
+                channel.gate.returnPage(page);
+                throw e;
+            }
+            if (header.getInt(4) == FrameCodec.BROADCAST_LANE) {
+                channel.broadcastSequence++;
+            } else {
+                channel.laneSequence++;
+            }
+            channel.offset += frameLength;
+            channel.remaining -= frameLength;
+            channel.gate.deliver(channel, page);
+            if (channel.remaining == 0
+                    && (!nextSection(channel) || channel.offset != at + frameLength)) {
+                return; // done, or the next section is elsewhere in the file: next round
+            }
+        }
+    }
+
+    private void checkNotTruncated(boolean eof) throws CorruptPartitionFileException {
+        if (eof) {
+            throw context.corrupt("the data file ends inside a frame (truncated)");
+        }
+    }
+
+    private void checkLane(ChannelReader channel) throws CorruptPartitionFileException {
+        int lane = header.getInt(4);
+        int sequence = header.getInt(8);
+        int expected;
+        if (lane == FrameCodec.BROADCAST_LANE) {
+            expected = channel.broadcastSequence;
+        } else if (lane == channel.subpartition()) {
+            expected = channel.laneSequence;
+        } else {
+            throw context.corrupt(
+                    "frame of lane "
+                            + lane
+                            + " in a section of subpartition "
+                            + channel.subpartition());
+        }
+        if (sequence != expected) {
+            throw context.corrupt("frame number " + sequence + ", expected " + expected);
+        }
+    }
+
+    /** Copies staging bytes {@code [from, from + length)} into {@code target}. */
+    private void copy(int from, int length, ByteBuffer target) {
+        int at = from;
+        int left = length;
+        while (left > 0) {
+            ByteBuffer page = staging[at / pageSize].clear();
+            int offset = at % pageSize;
+            int n = Math.min(pageSize - offset, left);
+            target.put(target.position(), page, offset, n);
+            target.position(target.position() + n);
+            at += n;
+            left -= n;
+        }
+        target.flip();
+    }
+
+    /**
+     * The stored payload of the frame at {@code position}: a view of one staging page, or copied.
+     */
+    private ByteBuffer stored(int position, int frameLength) {
+        int from = position + FrameCodec.HEADER_BYTES;
+        int length = frameLength - FrameCodec.HEADER_BYTES;
+        ByteBuffer page = staging[from / pageSize];
+        int offset = from % pageSize;
+        if (offset + length <= pageSize) {
+            return page.limit(offset + length).position(offset);
+        }
+        scratch.clear();
+        copy(from, length, scratch);
+        return scratch;
+    }
+
+    private static PartitionLostException lost(ChannelReader channel, IOException e) {
+        return new PartitionLostException(
+                channel.partition.name(),
+                "reading subpartition " + channel.subpartition() + ": " + e,
+                e);
+    }
+}

@@ -1,0 +1,30 @@
+package io.railyard.shuffle.partition;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Writing a partition failed (disk full, IO error, too many open files): the partition is failed,
+ * its files are deleted and its pages returned. The message names the partition, the file and the
+ * bytes written before the failure.
+ */
+public final class PartitionWriteException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    /** Writing {@code file} of {@code partition} failed after {@code bytesWritten} bytes. */
+    public PartitionWriteException(
+            String partition, Path file, long bytesWritten, String hint, IOException cause) {
+        super(
+                "writing partition '"
+                        + partition
+                        + "' to "
+                        + file
+                        + " failed after "
+                        + bytesWritten
+                        + " bytes: "
+                        + cause
+                        + "; the partition's files were deleted"
+                        + (hint.isEmpty() ? "" : "; " + hint),
+                cause);
+    }
+}

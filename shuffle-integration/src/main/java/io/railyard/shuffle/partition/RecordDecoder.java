@@ -1,0 +1,107 @@
+package io.railyard.shuffle.partition;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * Turns the buffers of a gate back into records: each channel's buffers form a stream of varint
+ * lengths and record bytes, and a record (or its length) may continue into the channel's next
+ * buffer. A record inside one buffer is handed over as a view of that buffer (no copy); a record
+ * spanning buffers is assembled in a per-channel heap array that grows to the largest such record.
+ *
+ * <p>Not thread-safe: owned by the consumer. No allocation per record except for spanning records
+ * longer than any before.
+ */
+public final class RecordDecoder {
+    /** Receives records; the buffer is valid only during the call. */
+    @FunctionalInterface
+    public interface RecordSink {
+        /** One record of {@code channel}: {@code record[position, limit)}. */
+        void accept(int channel, ByteBuffer record);
+    }
+
+    private static final byte[] EMPTY = new byte[0];
+    private static final int READING_LENGTH = -1;
+
+    private final int[] length;
+    private final int[] lengthValue;
+    private final int[] lengthShift;
+    private final int[] filled;
+    private final byte[][] partial;
+
+    /** A decoder for a gate of {@code numChannels} channels. */
+    public RecordDecoder(int numChannels) {
+        checkArgument(numChannels >= 0, "numChannels must be >= 0, was %s", numChannels);
+        this.length = new int[numChannels];
+        this.lengthValue = new int[numChannels];
+        this.lengthShift = new int[numChannels];
+        this.filled = new int[numChannels];
+        this.partial = new byte[numChannels][];
+        Arrays.fill(length, READING_LENGTH);
+        Arrays.fill(partial, EMPTY);
+    }
+
+    /**
+     * Decodes {@code data[position, limit)} of {@code channel} (consuming it) and hands every
+     * completed record to {@code sink}. O(bytes).
+     *
+     * @throws IllegalArgumentException if a record length is malformed (negative or over 5 bytes)
+     */
+    public void decode(int channel, ByteBuffer data, RecordSink sink) {
+        while (data.hasRemaining()) {
+            if (length[channel] == READING_LENGTH) {
+                readLength(channel, data);
+                continue;
+            }
+            int want = length[channel];
+            if (filled[channel] == 0 && data.remaining() >= want) {
+                int end = data.limit();
+                int start = data.position();
+                data.limit(start + want);
+                sink.accept(channel, data);
+                data.limit(end).position(start + want);
+                length[channel] = READING_LENGTH;
+                continue;
+            }
+            byte[] target = partial[channel];
+            if (target.length < want) {
+                target = new byte[want];
+                partial[channel] = target;
+            }
+            int n = Math.min(want - filled[channel], data.remaining());
+            data.get(target, filled[channel], n);
+            filled[channel] += n;
+            if (filled[channel] == want) {
+                sink.accept(channel, ByteBuffer.wrap(target, 0, want));
+                filled[channel] = 0;
+                length[channel] = READING_LENGTH;
+            }
+        }
+        if (length[channel] == 0) {
+            sink.accept(channel, ByteBuffer.wrap(EMPTY));
+            length[channel] = READING_LENGTH;
+        }
+    }
+
+    /** Whether {@code channel} ended exactly after a record (no partial record pending). */
+    public boolean atRecordBoundary(int channel) {
+        return length[channel] == READING_LENGTH && lengthShift[channel] == 0;
+    }
+
+    private void readLength(int channel, ByteBuffer data) {
+        int b = data.get();
+        lengthValue[channel] |= (b & 0x7F) << lengthShift[channel];
+        if ((b & 0x80) == 0) {
+            int value = lengthValue[channel];
+            checkArgument(value >= 0, "channel %s: negative record length %s", channel, value);
+            length[channel] = value;
+            lengthValue[channel] = 0;
+            lengthShift[channel] = 0;
+            return;
+        }
+        lengthShift[channel] += 7;
+        checkArgument(lengthShift[channel] < 35, "channel %s: record length over 5 bytes", channel);
+    }
+}

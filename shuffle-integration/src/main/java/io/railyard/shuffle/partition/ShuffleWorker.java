@@ -1,0 +1,262 @@
+package io.railyard.shuffle.partition;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.buffer.BufferOwner;
+import io.railyard.shuffle.buffer.NetworkBufferPool;
+import io.railyard.shuffle.buffer.Page;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+/**
+ * The shuffle layer of one worker: one {@link NetworkBufferPool} for every writer, gate and the IO
+ * scheduler, one directory for partition files, and one IO thread for reads.
+ *
+ * <p>Writers: {@link #createSortPartition} (memory independent of the number of subpartitions; 2
+ * files) and {@link #createHashPartition} (one page and one file per subpartition; the baseline).
+ * Readers: {@link #openGate}. Creating a writer or gate whose guarantee the budget cannot hold
+ * throws {@link io.railyard.shuffle.buffer.InsufficientNetworkMemoryException} naming the numbers
+ * and the setting to raise.
+ *
+ * <p>Thread-safe: tasks on any thread create writers and gates; each writer and gate is then owned
+ * by its task's thread.
+ */
+public final class ShuffleWorker implements AutoCloseable {
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
+
+    private final ShuffleOptions options;
+    private final Path directory;
+    private final NetworkBufferPool pool;
+    private final IoScheduler scheduler;
+    private final AtomicLong filesCreated = new AtomicLong();
+    private boolean closed;
+
+    /**
+     * A worker writing under {@code directory} (created if missing), with all network memory
+     * allocated now.
+     */
+    public ShuffleWorker(ShuffleOptions options, Path directory) throws IOException {
+        this.options = options;
+        this.directory = Files.createDirectories(directory);
+        this.pool = new NetworkBufferPool(options);
+        int pages = IoScheduler.pagesNeeded(options);
+        BufferOwner owner =
+                pool.register("read scheduler", pages, ShuffleOptions.READ_BATCH_PAGES_KEY, null);
+        List<Page> staging = takePages(owner, pages);
+        this.scheduler = new IoScheduler(options, owner, staging, "railyard-shuffle-io");
+    }
+
+    /** The settings. */
+    public ShuffleOptions options() {
+        return options;
+    }
+
+    /** The worker's buffer pool (for observing pages per owner). */
+    public NetworkBufferPool bufferPool() {
+        return pool;
+    }
+
+    /**
+     * A sort-based partition writer for {@code numSubpartitions} consumers; takes {@code
+     * sort-buffer-pages + write-batch-pages + 1 [+ 1]} pages and creates two files.
+     *
+     * @param name letters, digits, '.', '_' and '-', 1 to 128 characters, unique in this worker
+     */
+    public PartitionWriter createSortPartition(String name, int numSubpartitions)
+            throws IOException {
+        checkWriter(name, numSubpartitions);
+        int pages = SortPartitionWriter.pagesNeeded(options);
+        BufferOwner owner =
+                pool.register(
+                        "sort writer of '" + name + "'",
+                        pages,
+                        ShuffleOptions.SORT_BUFFER_PAGES_KEY,
+                        null);
+        List<Page> taken = takePages(owner, pages);
+        Path data = directory.resolve(name + ".data");
+        Path index = directory.resolve(name + ".index");
+        List<Path> created = new ArrayList<>(2);
+        try {
+            FileChannel dataChannel = create(data, created);
+            FileChannel indexChannel = create(index, created);
+            return new SortPartitionWriter(
+                    name,
+                    numSubpartitions,
+                    options,
+                    owner,
+                    taken,
+                    data,
+                    index,
+                    dataChannel,
+                    indexChannel);
+        } catch (IOException | RuntimeException e) {
+            undo(owner, taken, created);
+            throw e;
+        }
+    }
+
+    /**
+     * A hash-based partition writer: one page and one open file per subpartition.
+     *
+     * @param name as for {@link #createSortPartition}
+     */
+    public PartitionWriter createHashPartition(String name, int numSubpartitions)
+            throws IOException {
+        checkWriter(name, numSubpartitions);
+        int pages = HashPartitionWriter.pagesNeeded(options, numSubpartitions);
+        BufferOwner owner =
+                pool.register(
+                        "hash writer of '" + name + "' (" + numSubpartitions + " subpartitions)",
+                        pages,
+                        "the number of subpartitions (a hash-based partition needs one page each;"
+                                + " the sort-based partition does not)",
+                        null);
+        List<Page> taken = takePages(owner, pages);
+        List<Path> created = new ArrayList<>(numSubpartitions);
+        FileChannel[] files = new FileChannel[numSubpartitions];
+        try {
+            for (int s = 0; s < numSubpartitions; s++) {
+                files[s] = create(directory.resolve(name + ".hash." + s), created);
+            }
+            return new HashPartitionWriter(name, options, owner, taken, created, files);
+        } catch (IOException e) {
+            closeQuietly(files);
+            undo(owner, taken, created);
+            throw new PartitionWriteException(
+                    name,
+                    directory.resolve(name + ".hash." + created.size()),
+                    0,
+                    "a hash-based partition keeps one open file per subpartition ("
+                            + numSubpartitions
+                            + "); raise the open-file limit (ulimit -n) or use the sort-based"
+                            + " partition",
+                    e);
+        }
+    }
+
+    /**
+     * A gate reading {@code subpartition} of each of {@code partitions} (channel i reads
+     * partitions[i]); starts reading at once. Its guarantee is {@code shuffle.read.gate-pages}.
+     */
+    public InputGate openGate(String name, List<BlockingPartition> partitions, int subpartition) {
+        checkState(!closed, "shuffle worker closed");
+        for (BlockingPartition partition : partitions) {
+            partition.checkSubpartition(subpartition);
+            checkArgument(!partition.isReleased(), "partition '%s' was released", partition.name());
+        }
+        BufferOwner owner =
+                pool.register(
+                        "input gate '" + name + "'",
+                        options.gatePages(),
+                        ShuffleOptions.GATE_PAGES_KEY,
+                        null);
+        InputGate gate =
+                new InputGate(name, owner, scheduler, List.copyOf(partitions), subpartition);
+        gate.start();
+        return gate;
+    }
+
+    /** What the worker did so far: files created, bytes read, pages in use, files open. */
+    public ShuffleStats stats() {
+        return new ShuffleStats(
+                filesCreated.get(),
+                scheduler.bytesRead(),
+                pool.pagesInUse(),
+                scheduler.openFiles());
+    }
+
+    /**
+     * Stops the IO thread, closes its files and frees the network memory. Gates and writers should
+     * be closed first.
+     *
+     * @throws IllegalStateException naming every owner still holding pages (a leak)
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        scheduler.close();
+        pool.close();
+    }
+
+    /** Counters of one worker. */
+    public record ShuffleStats(
+            long filesCreated, long bytesRead, int pagesInUse, int filesOpenForRead) {}
+
+    private void checkWriter(String name, int numSubpartitions) {
+        checkState(!closed, "shuffle worker closed");
+        checkArgument(
+                NAME.matcher(name).matches(),
+                "partition name must be 1 to 128 of [A-Za-z0-9._-], not starting with '.', was"
+                        + " '%s'",
+                name);
+        checkArgument(
+                numSubpartitions >= 1 && numSubpartitions <= (1 << 24),
+                "numSubpartitions of '%s' must be in [1, 2^24], was %s",
+                name,
+                numSubpartitions);
+    }
+
+    private static List<Page> takePages(BufferOwner owner, int pages) throws IOException {
+        try {
+            return new ArrayList<>(owner.requestBlocking(pages));
+        } catch (InterruptedException e) {
+            owner.close();
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException(
+                    "interrupted while waiting for " + pages + " pages for " + owner.name());
+        }
+    }
+
+    private FileChannel create(Path path, List<Path> created) throws IOException {
+        try {
+            FileChannel channel =
+                    FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            created.add(path);
+            filesCreated.incrementAndGet();
+            return channel;
+        } catch (FileAlreadyExistsException e) {
+            throw new IllegalArgumentException(
+                    "a partition file " + path + " already exists: partition names must be unique",
+                    e);
+        }
+    }
+
+    private static void undo(BufferOwner owner, List<Page> pages, List<Path> created) {
+        for (Page page : pages) {
+            owner.recycle(page);
+        }
+        owner.close();
+        for (Path path : created) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException ignored) {
+                // The directory is the worker's; a leftover is swept at close.
+            }
+        }
+    }
+
+    private static void closeQuietly(FileChannel[] files) {
+        for (FileChannel file : files) {
+            if (file != null) {
+                try {
+                    file.close();
+                } catch (IOException ignored) {
+                    // Deleted next.
+                }
+            }
+        }
+    }
+}

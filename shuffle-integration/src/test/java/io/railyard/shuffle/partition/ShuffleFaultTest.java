@@ -1,0 +1,291 @@
+package io.railyard.shuffle.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
+import io.railyard.shuffle.partition.ShuffleHarness.Kind;
+import io.railyard.shuffle.partition.ShuffleHarness.Stream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystem;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * RELIABILITY rows 19–25 and 27: corrupt, truncated, missing, released files; disk full; memory.
+ */
+class ShuffleFaultTest {
+    private static final ShuffleOptions OPTIONS =
+            ShuffleOptions.builder()
+                    .pageSizeBytes(512)
+                    .totalPages(256)
+                    .sortBufferPages(4)
+                    .compression(Compression.NONE)
+                    .build();
+
+    @TempDir Path dir;
+
+    private static Stream stream(int n) {
+        return ShuffleHarness.randomStream(new SplittableRandom(42), n, 300, 512);
+    }
+
+    private static Throwable readFailure(ShuffleWorker worker, BlockingPartition partition, int c) {
+        InputGate gate = worker.openGate("c" + c, List.of(partition), c);
+        try {
+            ShuffleHarness.drain(gate);
+            return new AssertionError("no failure");
+        } catch (Throwable e) {
+            return e;
+        } finally {
+            gate.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void read_bitFlipInDataFile_corruptPartitionFileNamingFileAndOffset(Kind kind)
+            throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition = ShuffleHarness.write(worker, kind, "p", 3, stream(3));
+            Path file = partition.files().get(0);
+            flip(file, Files.size(file) / 2);
+            List<Throwable> failures = new ArrayList<>();
+            for (int c = 0; c < 3; c++) {
+                Throwable failure = readFailure(worker, partition, c);
+                if (!(failure instanceof AssertionError)) {
+                    failures.add(failure);
+                }
+            }
+            assertThat(failures).isNotEmpty();
+            assertThat(failures.get(0))
+                    .isInstanceOf(CorruptPartitionFileException.class)
+                    .hasMessageContaining(file.toString())
+                    .hasMessageContaining("offset");
+            partition.release();
+        }
+    }
+
+    @Test
+    void read_truncatedSortDataFile_corrupt() throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition =
+                    ShuffleHarness.write(worker, Kind.SORT, "p", 1, stream(1));
+            Path file = partition.files().get(0);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.truncate(channel.size() - 10);
+            }
+            assertThat(readFailure(worker, partition, 0))
+                    .isInstanceOf(CorruptPartitionFileException.class)
+                    .hasMessageContaining("truncated");
+            partition.release();
+        }
+    }
+
+    @Test
+    void read_wrongIndexEntry_corruptNamingIndexFile() throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition =
+                    ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
+            Path index = partition.files().get(1);
+            flip(index, 3); // entry (0, 0): its offset
+            assertThat(readFailure(worker, partition, 0))
+                    .isInstanceOf(CorruptPartitionFileException.class)
+                    .hasMessageContaining(index.toString())
+                    .hasMessageContaining("index entry");
+            partition.release();
+        }
+    }
+
+    @Test
+    void read_indexEntryOfAnotherSubpartition_detected() throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition =
+                    ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
+            Path index = partition.files().get(1);
+            byte[] bytes = Files.readAllBytes(index);
+            System.arraycopy(bytes, SortIndex.ENTRY_BYTES, bytes, 0, SortIndex.ENTRY_BYTES);
+            Files.write(index, bytes);
+            assertThat(readFailure(worker, partition, 0))
+                    .isInstanceOf(CorruptPartitionFileException.class)
+                    .hasMessageContaining("index entry checksum");
+            partition.release();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void read_deletedFile_partitionLost(Kind kind) throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition = ShuffleHarness.write(worker, kind, "p", 2, stream(2));
+            for (Path file : partition.files()) {
+                Files.delete(file);
+            }
+            assertThat(readFailure(worker, partition, 1))
+                    .isInstanceOf(PartitionLostException.class)
+                    .hasMessageContaining("partition lost: 'p'");
+            assertThat(worker.bufferPool().pagesInUse())
+                    .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void read_releasedWhileReading_partitionLostAndPagesBack(Kind kind) throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition = ShuffleHarness.write(worker, kind, "p", 1, stream(1));
+            BlockingPartition other = ShuffleHarness.write(worker, kind, "q", 1, stream(1));
+            InputGate gate = worker.openGate("c", List.of(partition), 0);
+            InputGate.Buffer first = null;
+            while (first == null) {
+                gate.availability().get();
+                first = gate.poll();
+            }
+            partition.release();
+            first.recycle();
+            Throwable failure = null;
+            try {
+                ShuffleHarness.drain(gate);
+            } catch (PartitionLostException e) {
+                failure = e;
+            }
+            gate.close();
+            // Either the data was already read, or the release is reported as a loss.
+            if (failure != null) {
+                assertThat(failure).hasMessageContaining("released");
+            }
+            try (InputGate unaffected = worker.openGate("d", List.of(other), 0)) {
+                ShuffleHarness.assertRecords(
+                        ShuffleHarness.drain(unaffected).get(0), stream(1).expected(0), "other");
+            }
+            other.release();
+            assertThat(worker.bufferPool().pagesInUse())
+                    .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void write_diskFull_failsWithPathAndBytesAndDeletesFiles(Kind kind) throws Exception {
+        try (FileSystem fs =
+                Jimfs.newFileSystem(
+                        Configuration.unix().toBuilder().setMaxSize(64 << 10).build())) {
+            Path root = fs.getPath("/shuffle");
+            try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, root)) {
+                PartitionWriter writer =
+                        kind == Kind.SORT
+                                ? worker.createSortPartition("p", 4)
+                                : worker.createHashPartition("p", 4);
+                byte[] record = new byte[1000];
+                assertThatThrownBy(
+                                () -> {
+                                    for (int i = 0; i < 1000; i++) {
+                                        writer.emit(ByteBuffer.wrap(record), i % 4);
+                                    }
+                                    writer.finish();
+                                })
+                        .isInstanceOf(PartitionWriteException.class)
+                        .hasMessageContaining("/shuffle/p")
+                        .hasMessageContaining("failed after")
+                        .hasMessageContaining("deleted");
+                assertThatThrownBy(() -> writer.emit(ByteBuffer.wrap(record), 0))
+                        .isInstanceOf(IllegalStateException.class);
+                writer.close();
+                assertThat(worker.bufferPool().pagesInUse())
+                        .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
+            }
+            try (var files = Files.list(root)) {
+                assertThat(files).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void write_abandonedWriter_filesDeletedPagesBack() throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            PartitionWriter writer = worker.createSortPartition("p", 3);
+            writer.emit(ByteBuffer.wrap(new byte[3000]), 1);
+            writer.close();
+            assertThat(worker.bufferPool().pagesInUse())
+                    .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @Test
+    void createHash_thousandSubpartitionsEightProducersIn64MiB_namesOwnerNumbersAndSetting()
+            throws Exception {
+        ShuffleOptions options = ShuffleOptions.DEFAULT;
+        List<PartitionWriter> writers = new ArrayList<>();
+        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+            assertThatThrownBy(
+                            () -> {
+                                for (int p = 0; p < 8; p++) {
+                                    writers.add(worker.createHashPartition("p" + p, 1000));
+                                }
+                            })
+                    .isInstanceOf(InsufficientNetworkMemoryException.class)
+                    .hasMessageContaining("hash writer of 'p2'")
+                    .hasMessageContaining(ShuffleOptions.TOTAL_MEMORY_KEY)
+                    .hasMessageContaining("subpartitions");
+            assertThat(writers).hasSize(2);
+            for (PartitionWriter writer : writers) {
+                writer.close();
+            }
+            for (int p = 0; p < 8; p++) {
+                writers.add(worker.createSortPartition("s" + p, 1000));
+            }
+            for (PartitionWriter writer : writers) {
+                writer.close();
+            }
+        }
+    }
+
+    @Test
+    void createSort_duplicateOrBadName_clearError() throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            worker.createSortPartition("p", 1).close();
+            PartitionWriter writer = worker.createSortPartition("p", 1);
+            assertThatThrownBy(() -> worker.createSortPartition("p", 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("already exists");
+            writer.close();
+            assertThatThrownBy(() -> worker.createSortPartition("../x", 1))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'../x'");
+            assertThatThrownBy(() -> worker.createSortPartition("x", 0))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("was 0");
+            assertThat(worker.bufferPool().pagesInUse())
+                    .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
+        }
+    }
+
+    private static void flip(Path file, long offset) throws IOException {
+        try (FileChannel channel =
+                FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, offset);
+            one.put(0, (byte) (one.get(0) ^ 0x10)).rewind();
+            channel.write(one, offset);
+        }
+    }
+}
