@@ -18,15 +18,24 @@ import picocli.CommandLine.Command;
             ReportCommand.class,
             InspectCommand.class,
             HeapProbeCommand.class,
-            MemoryCommand.class
+            MemoryCommand.class,
+            ShuffleCommand.class
         },
         description =
-                "Railyard benchmarks: 'report' runs the scale report, 'inspect' shows the regions"
+                "Railyard benchmarks: 'report' runs the scale report, 'shuffle' the shuffle throughput, 'inspect' shows the regions"
                         + " of a job graph file, 'memory' the memory table, 'heap-probe' one"
                         + " scheduler lifecycle; other arguments go to JMH.")
 public final class Main {
     private static final Set<String> COMMANDS =
-            Set.of("report", "inspect", "heap-probe", "memory", "help", "--help", "--version");
+            Set.of(
+                    "report",
+                    "inspect",
+                    "heap-probe",
+                    "memory",
+                    "shuffle",
+                    "help",
+                    "--help",
+                    "--version");
 
     private Main() {}
 

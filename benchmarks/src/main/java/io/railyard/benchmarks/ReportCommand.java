@@ -1,5 +1,7 @@
 package io.railyard.benchmarks;
 
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.ShuffleOptions.Compression;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -53,9 +55,35 @@ final class ReportCommand implements Callable<Integer> {
                             + " heap at P = 10,000, e.g. -Xmx8g)")
     private boolean withFlink;
 
+    @Option(
+            names = "--shuffle-parallelism",
+            defaultValue = "1000",
+            description =
+                    "producers = consumers of the shuffle section; 0 skips it (default"
+                            + " ${DEFAULT-VALUE})")
+    private int shuffleParallelism;
+
+    @Option(
+            names = "--shuffle-mib",
+            defaultValue = "1024",
+            description = "MiB of records through each partition kind (default ${DEFAULT-VALUE})")
+    private int shuffleMib;
+
+    @Option(
+            names = "--shuffle-dir",
+            description = "directory for the shuffle files (default: java.io.tmpdir)")
+    private Path shuffleDirectory = Path.of(System.getProperty("java.io.tmpdir"));
+
     @Override
     public Integer call() throws Exception {
         CliChecks.checkParallelism(spec, parallelism);
+        if (shuffleParallelism != 0) {
+            CliChecks.checkParallelism(spec, shuffleParallelism);
+        }
+        if (shuffleMib < 1) {
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "--shuffle-mib must be >= 1, was " + shuffleMib);
+        }
         ScaleReport report = measure();
         PrintWriter out = spec.commandLine().getOut();
         out.print(report.toTable());
@@ -76,7 +104,10 @@ final class ReportCommand implements Callable<Integer> {
         if (noProgress) {
             return measure(step -> {});
         }
-        int steps = ScaleReport.STEPS + (withFlink ? FlinkColumnMeasurer.STEPS : 0);
+        int steps =
+                ScaleReport.STEPS
+                        + (withFlink ? FlinkColumnMeasurer.STEPS : 0)
+                        + (shuffleParallelism > 0 ? ShuffleThroughput.STEPS : 0);
         try (ProgressBar bar =
                 new ProgressBarBuilder()
                         .setTaskName("P = " + parallelism)
@@ -94,8 +125,20 @@ final class ReportCommand implements Callable<Integer> {
 
     private ScaleReport measure(Consumer<String> progress) throws Exception {
         ScaleReport report = ScaleReport.measure(parallelism, progress);
-        return withFlink
-                ? report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress))
-                : report;
+        if (withFlink) {
+            report = report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress));
+        }
+        if (shuffleParallelism > 0) {
+            ShuffleThroughput.Settings settings =
+                    new ShuffleThroughput.Settings(
+                            shuffleParallelism,
+                            (long) shuffleMib << 20,
+                            ShuffleThroughput.DEFAULT_RECORD_BYTES,
+                            ShuffleThroughput.DEFAULT_SLOTS,
+                            ShuffleOptions.builder().compression(Compression.NONE).build(),
+                            shuffleDirectory);
+            report = report.withShuffle(ShuffleThroughput.measure(settings, progress));
+        }
+        return report;
     }
 }

@@ -43,6 +43,10 @@ final class ReportTable {
         }
         deploymentRows(out, report);
         memoryRows(out, report.memory(), flink);
+        ShuffleThroughput.Result shuffle = report.shuffle();
+        if (shuffle != null) {
+            out.append(ShuffleTable.section(shuffle));
+        }
         out.append(
                 String.format(
                         Locale.ROOT,

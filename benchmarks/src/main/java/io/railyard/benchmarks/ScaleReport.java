@@ -66,8 +66,9 @@ public final class ScaleReport {
     private final DeployProcedures.Shipped shipped;
     private final double decodeGroupMillis;
     private final @Nullable FlinkColumn flink;
+    private final ShuffleThroughput.@Nullable Result shuffle;
 
-    @SuppressWarnings("TooManyParameters") // built only by measure() and withFlink()
+    @SuppressWarnings("TooManyParameters") // built only by measure(), withFlink(), withShuffle()
     private ScaleReport(
             int parallelism,
             long connections,
@@ -77,7 +78,8 @@ public final class ScaleReport {
             Map<String, Long> memory,
             DeployProcedures.Shipped shipped,
             double decodeGroupMillis,
-            @Nullable FlinkColumn flink) {
+            @Nullable FlinkColumn flink,
+            ShuffleThroughput.@Nullable Result shuffle) {
         this.parallelism = parallelism;
         this.connections = connections;
         this.numRegions = numRegions;
@@ -87,6 +89,7 @@ public final class ScaleReport {
         this.shipped = shipped;
         this.decodeGroupMillis = decodeGroupMillis;
         this.flink = flink;
+        this.shuffle = shuffle;
     }
 
     /** Runs every procedure at {@code parallelism}, without progress output. */
@@ -153,6 +156,7 @@ public final class ScaleReport {
                 memory,
                 shipped,
                 decodeMillis,
+                null,
                 null);
     }
 
@@ -167,7 +171,28 @@ public final class ScaleReport {
                 memory,
                 shipped,
                 decodeGroupMillis,
-                column);
+                column,
+                shuffle);
+    }
+
+    /** This report with a shuffle throughput section. */
+    public ScaleReport withShuffle(ShuffleThroughput.Result result) {
+        return new ScaleReport(
+                parallelism,
+                connections,
+                numRegions,
+                restartedTasks,
+                procedures,
+                memory,
+                shipped,
+                decodeGroupMillis,
+                flink,
+                result);
+    }
+
+    /** The shuffle section, if measured. */
+    public ShuffleThroughput.@Nullable Result shuffle() {
+        return shuffle;
     }
 
     /** The measured procedures, in table order. */
@@ -233,6 +258,9 @@ public final class ScaleReport {
             flink.millis()
                     .forEach((key, millis) -> flinkProcedures.putObject(key).put("ms", millis));
             flinkNode.putObject("memory").put("graph", flink.graphBytes());
+        }
+        if (shuffle != null) {
+            ShuffleTable.putJson(root.putObject("shuffle"), shuffle);
         }
         ObjectNode machine = root.putObject("machine");
         machine.put("cores", Runtime.getRuntime().availableProcessors());

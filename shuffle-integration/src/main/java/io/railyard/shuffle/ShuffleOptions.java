@@ -23,7 +23,7 @@ import java.util.Locale;
  *       call</td></tr>
  *   <tr><td>{@value #READ_BATCH_PAGES_KEY}</td><td>16</td><td>largest single read of the IO
  *       scheduler, in pages; many frames are sliced out of one such read</td></tr>
- *   <tr><td>{@value #GATE_PAGES_KEY}</td><td>8</td><td>pages guaranteed to one input gate
+ *   <tr><td>{@value #GATE_PAGES_KEY}</td><td>64</td><td>pages guaranteed to one input gate
  *       whatever its number of channels; more are borrowed when free</td></tr>
  *   <tr><td>{@value #COMPRESSION_KEY}</td><td>lz4</td><td>frame codec ({@code none} or
  *       {@code lz4}); a frame is stored compressed only when that saves at least 1/8</td></tr>
@@ -162,7 +162,7 @@ public record ShuffleOptions(
         private int sortBufferPages = 32;
         private int writeBatchPages = 8;
         private int readBatchPages = 16;
-        private int gatePages = 8;
+        private int gatePages = 64;
         private Compression compression = Compression.LZ4;
 
         private Builder() {}

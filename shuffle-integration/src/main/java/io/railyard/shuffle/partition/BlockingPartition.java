@@ -4,8 +4,11 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
@@ -62,7 +65,7 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
             return;
         }
         released = true;
-        closeIndex();
+        closeReadChannels();
         IOException first = null;
         for (Path file : files()) {
             try {
@@ -106,5 +109,26 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     abstract void loadSection(ChannelReader channel, int region, ByteBuffer entry)
             throws IOException;
 
-    void closeIndex() {}
+    void closeReadChannels() {}
+
+    /** A channel reading {@code file}, opened now or shared; see {@link #doneReading}. */
+    FileChannel openForRead(Path file) throws IOException {
+        if (released) {
+            throw new PartitionLostException(name, "the partition was released", null);
+        }
+        try {
+            return FileChannel.open(file, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw new PartitionLostException(name, "data file " + file + " is gone", e);
+        }
+    }
+
+    /** The IO thread no longer needs {@code channel} for now. Closes it unless shared. */
+    void doneReading(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // A read-only channel loses nothing on close.
+        }
+    }
 }

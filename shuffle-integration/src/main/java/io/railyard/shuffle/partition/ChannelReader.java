@@ -17,7 +17,10 @@ final class ChannelReader {
     boolean scheduled;
     boolean started;
     volatile boolean done;
-    boolean parked;
+
+    /** Pages the gate reserved for this channel's current turn; guarded by the gate. */
+    int credit;
+
     int region;
     long offset;
     long remaining;

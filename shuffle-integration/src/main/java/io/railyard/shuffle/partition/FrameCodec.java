@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * span frames. Lengths are checked against the page before anything is copied or decompressed, the
  * checksum before decompression, and the decompressed length against the declared one (the safe LZ4
  * decompressor writes at most the declared length). Not thread-safe: one codec per writer and per
- * IO thread. Sealing and opening allocate nothing.
+ * IO thread. Sealing and opening allocate nothing. Frames are packed back to back in a page when
+ * they are small (a page then holds several).
  */
 final class FrameCodec {
     static final int HEADER_BYTES = 24;
@@ -80,51 +81,49 @@ final class FrameCodec {
     }
 
     /**
-     * Seals the frame in {@code page}: its payload is at [{@link #HEADER_BYTES}, + payloadLength);
-     * compresses it through {@code scratch} when that saves at least 1/8, writes the header, and
-     * leaves the page flipped to the frame (position 0, limit = frame length).
+     * Seals the frame that starts at {@code base} in {@code page}: its payload is at [base + {@link
+     * #HEADER_BYTES}, + payloadLength); compresses it through {@code scratch} when that saves at
+     * least 1/8 and writes the header. Returns the frame's length; leaves the page cleared.
      */
-    void seal(
+    int seal(
             ByteBuffer page,
+            int base,
             int lane,
             int sequence,
             int payloadLength,
             @Nullable ByteBuffer scratch) {
         assert payloadLength >= 0 && payloadLength <= maxPayload;
+        int payloadStart = base + HEADER_BYTES;
         int stored = payloadLength;
         int codec = CODEC_NONE;
         if (compressor != null && scratch != null && payloadLength >= MIN_COMPRESSIBLE) {
-            int budget = payloadLength - payloadLength / 8;
             int compressed;
             try {
                 compressed =
                         compressor.compress(
-                                page, HEADER_BYTES, payloadLength, scratch, 0, scratch.capacity());
+                                page, payloadStart, payloadLength, scratch, 0, scratch.capacity());
             } catch (LZ4Exception e) {
                 throw new IllegalStateException("LZ4 worst case exceeded the page", e);
             }
-            if (compressed <= budget) {
-                page.clear();
-                page.position(HEADER_BYTES);
-                page.put(scratch.clear().limit(compressed));
+            if (compressed <= payloadLength - payloadLength / 8) {
+                page.put(payloadStart, scratch, 0, compressed);
                 stored = compressed;
                 codec = CODEC_LZ4;
             }
         }
-        page.clear();
-        page.putShort(0, (short) MAGIC);
-        page.put(2, (byte) VERSION);
-        page.put(3, (byte) codec);
-        page.putInt(4, lane);
-        page.putInt(8, sequence);
-        page.putInt(12, payloadLength);
-        page.putInt(16, stored);
+        page.putShort(base, (short) MAGIC);
+        page.put(base + 2, (byte) VERSION);
+        page.put(base + 3, (byte) codec);
+        page.putInt(base + 4, lane);
+        page.putInt(base + 8, sequence);
+        page.putInt(base + 12, payloadLength);
+        page.putInt(base + 16, stored);
         crc.reset();
-        crc.update(page.limit(CRC_COVERED_HEADER));
-        page.limit(HEADER_BYTES + stored).position(HEADER_BYTES);
-        crc.update(page);
-        page.putInt(CRC_COVERED_HEADER, (int) crc.getValue());
-        page.position(0).limit(HEADER_BYTES + stored);
+        crc.update(page.clear().position(base).limit(base + CRC_COVERED_HEADER));
+        crc.update(page.limit(payloadStart + stored).position(payloadStart));
+        page.clear();
+        page.putInt(base + CRC_COVERED_HEADER, (int) crc.getValue());
+        return HEADER_BYTES + stored;
     }
 
     /**

@@ -11,10 +11,10 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Writes a hash-based blocking partition: one file and one page per subpartition; a full page is
- * sealed as a frame and written to its subpartition's file. The baseline: simple and fast at small
- * parallelism, but its memory and open files grow with the number of subpartitions and a broadcast
- * record is written once per subpartition. Not thread-safe: owned by the producing task's thread.
+ * Writes a hash-based blocking partition: one file and one page per subpartition; a full page of
+ * frames is written to its subpartition's file. The baseline: simple and fast at small parallelism,
+ * but its memory and open files grow with the number of subpartitions and a broadcast record is
+ * written once per subpartition. Not thread-safe: owned by the producing task's thread.
  */
 final class HashPartitionWriter extends AbstractPartitionWriter {
     private final List<Path> paths;
@@ -44,7 +44,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter {
                     new LaneStream(
                             codec,
                             scratch,
-                            frame -> writeFrame(subpartition, frame),
+                            page -> writePage(subpartition, page),
                             pages.get(s).buffer());
             lanes[s].start(s, 0);
         }
@@ -77,6 +77,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter {
         long total = 0;
         for (int s = 0; s < lanes.length; s++) {
             lanes[s].finishLane();
+            lanes[s].drain();
             total += fileBytes[s];
         }
         closeFiles();
@@ -108,14 +109,14 @@ final class HashPartitionWriter extends AbstractPartitionWriter {
         }
     }
 
-    private ByteBuffer writeFrame(int subpartition, ByteBuffer frame) throws IOException {
+    private ByteBuffer writePage(int subpartition, ByteBuffer page) throws IOException {
         lastWritten = subpartition;
-        int length = frame.remaining();
-        while (frame.hasRemaining()) {
-            files[subpartition].write(frame);
+        int length = page.remaining();
+        while (page.hasRemaining()) {
+            files[subpartition].write(page);
         }
         fileBytes[subpartition] += length;
         addWritten(length);
-        return frame;
+        return page;
     }
 }

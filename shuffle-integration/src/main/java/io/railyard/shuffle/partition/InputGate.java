@@ -15,29 +15,37 @@ import org.jspecify.annotations.Nullable;
  * scheduler. A consumer polls, processes a buffer's records and {@link Buffer#recycle() recycles}
  * it.
  *
- * <p>Memory: the gate is one buffer-pool owner guaranteed {@code shuffle.read.gate-pages} pages
- * whatever its number of channels; it borrows up to as many again when they are free. Each channel
- * holds at most {@value #CHANNEL_CREDIT} undelivered buffers, so the IO thread never blocks on a
- * gate. A consumer that holds buffers of every channel at once (a merge) needs gate pages ≥
- * channels; one that recycles each buffer before its next poll never waits for memory.
+ * <h2>Design notes</h2>
+ *
+ * <ul>
+ *   <li>Memory: the gate is one buffer-pool owner guaranteed {@code shuffle.read.gate-pages} pages
+ *       whatever its number of channels, and never holds more.
+ *   <li>Credit: channels that want data wait in a FIFO; the gate hands one to the IO scheduler only
+ *       with a credit of up to {@value #MAX_CHANNEL_CREDIT} pages reserved out of its free pages,
+ *       and takes back what the read did not use. So the IO thread never waits for, nor is refused,
+ *       a page; channels are served round-robin; and every page is either queued for the consumer,
+ *       held by it, or reserved for a read in flight: a consumer that recycles what it polls never
+ *       waits for memory, in any consumption order. A consumer that holds buffers of every channel
+ *       at once (a merge) needs gate pages ≥ channels.
+ * </ul>
  *
  * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
  * #close()} are called by the consumer; buffers may be recycled from any thread. Lock order: gate,
  * then scheduler, then buffer pool.
  */
 public final class InputGate implements AutoCloseable {
-    static final int CHANNEL_CREDIT = 2;
+    static final int MAX_CHANNEL_CREDIT = 4;
 
     private final String name;
     private final BufferOwner owner;
     private final IoScheduler scheduler;
-    private final int maxPages;
+    private final int capacity;
     private final List<ChannelReader> channels;
-    private final int[] queuedPerChannel;
     private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
-    private final List<ChannelReader> waitingForMemory = new ArrayList<>();
+    private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
     private CompletableFuture<Void> availability = new CompletableFuture<>();
     private @Nullable PartitionLostException failure;
+    private int reserved;
     private int finishedChannels;
     private boolean closed;
 
@@ -50,12 +58,11 @@ public final class InputGate implements AutoCloseable {
         this.name = name;
         this.owner = owner;
         this.scheduler = scheduler;
-        this.maxPages = 2 * owner.guaranteedPages();
+        this.capacity = owner.guaranteedPages();
         this.channels = new ArrayList<>(partitions.size());
         for (int i = 0; i < partitions.size(); i++) {
             channels.add(new ChannelReader(this, i, partitions.get(i), subpartition));
         }
-        this.queuedPerChannel = new int[partitions.size()];
         if (channels.isEmpty()) {
             availability.complete(null);
         }
@@ -86,9 +93,6 @@ public final class InputGate implements AutoCloseable {
                 availability = new CompletableFuture<>();
             }
             return null;
-        }
-        if (queuedPerChannel[next.channel]-- == CHANNEL_CREDIT) {
-            scheduler.ready(channels.get(next.channel));
         }
         return next;
     }
@@ -122,6 +126,7 @@ public final class InputGate implements AutoCloseable {
             closed = true;
             drop = new ArrayList<>(queue);
             queue.clear();
+            wanting.clear();
             availability.complete(null);
         }
         scheduler.cancel(channels);
@@ -131,28 +136,57 @@ public final class InputGate implements AutoCloseable {
         closeOwnerIfIdle();
     }
 
-    void start() {
-        for (ChannelReader channel : channels) {
-            scheduler.ready(channel);
-        }
+    synchronized void start() {
+        wanting.addAll(channels);
+        dispatchLocked();
     }
 
-    /** Called by the IO thread: a page for a channel's next buffer, or null (then it waits). */
+    /**
+     * Called by the IO thread: a page for the channel's next buffer, out of its credit; null if the
+     * gate closed or failed (or, rarely, the pool is short: the channel then waits its next turn).
+     */
     synchronized @Nullable Page tryTakePage(ChannelReader channel) {
-        if (closed || failure != null || owner.pagesInUse() >= maxPages) {
-            waitingForMemory.add(channel);
+        if (closed || failure != null || channel.credit <= 0) {
             return null;
         }
         Page page = owner.tryRequest();
-        if (page == null) {
-            waitingForMemory.add(channel);
+        if (page != null) {
+            channel.credit--;
+            reserved--;
         }
         return page;
     }
 
-    /** Whether a channel may receive another buffer now. */
-    synchronized boolean hasCredit(ChannelReader channel) {
-        return !closed && failure == null && queuedPerChannel[channel.index] < CHANNEL_CREDIT;
+    /**
+     * Called by the IO thread after serving {@code channel}: its unused credit comes back, and it
+     * queues again for its next turn if it has more data.
+     */
+    synchronized void served(ChannelReader channel, boolean wantsMore) {
+        reserved -= channel.credit;
+        channel.credit = 0;
+        if (wantsMore && !closed && failure == null) {
+            wanting.add(channel);
+        }
+        dispatchLocked();
+    }
+
+    /** Whether the gate was closed or failed: its channels stop. */
+    synchronized boolean isClosedOrFailed() {
+        return closed || failure != null;
+    }
+
+    /** Hands waiting channels to the scheduler while free pages can back their credit. */
+    private void dispatchLocked() {
+        while (!closed && failure == null && !wanting.isEmpty()) {
+            int free = capacity - owner.pagesInUse() - reserved;
+            if (free <= 0) {
+                return;
+            }
+            ChannelReader channel = wanting.poll();
+            channel.credit = Math.min(MAX_CHANNEL_CREDIT, free);
+            reserved += channel.credit;
+            scheduler.ready(channel);
+        }
     }
 
     /** Called by the IO thread: a decoded buffer of {@code channel}. */
@@ -160,7 +194,6 @@ public final class InputGate implements AutoCloseable {
         synchronized (this) {
             if (!closed) {
                 queue.add(new Buffer(this, channel.index, page));
-                queuedPerChannel[channel.index]++;
                 availability.complete(null);
                 return;
             }
@@ -177,16 +210,15 @@ public final class InputGate implements AutoCloseable {
     }
 
     /** Called by the IO thread: the gate fails with {@code cause}. */
-    synchronized void fail(PartitionLostException cause) {
-        if (failure == null) {
-            failure = cause;
+    void fail(PartitionLostException cause) {
+        synchronized (this) {
+            if (failure == null) {
+                failure = cause;
+            }
+            wanting.clear();
+            availability.complete(null);
         }
-        availability.complete(null);
-    }
-
-    /** Whether the gate was closed or failed: its channels stop. */
-    synchronized boolean isClosedOrFailed() {
-        return closed || failure != null;
+        scheduler.cancel(channels);
     }
 
     private boolean isFinishedLocked() {
@@ -194,14 +226,9 @@ public final class InputGate implements AutoCloseable {
     }
 
     void returnPage(Page page) {
-        List<ChannelReader> wake;
         synchronized (this) {
             owner.recycle(page);
-            wake = waitingForMemory.isEmpty() ? List.of() : new ArrayList<>(waitingForMemory);
-            waitingForMemory.clear();
-        }
-        for (ChannelReader channel : wake) {
-            scheduler.ready(channel);
+            dispatchLocked();
         }
         closeOwnerIfIdle();
     }

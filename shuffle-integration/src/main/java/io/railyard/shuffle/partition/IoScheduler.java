@@ -29,9 +29,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Fair shares: each round serves every file with waiting channels once, at most {@code
  *       shuffle.read.batch-pages} pages of reads per file.
  *   <li>Memory: the read staging area ({@code read.batch-pages} pages plus one scratch page) is
- *       taken from the buffer pool once; decoded buffers come from each gate's own pages. The IO
- *       thread never waits for memory: a channel whose gate has no page is parked until the gate
- *       recycles one.
+ *       taken from the buffer pool once; decoded buffers come from each gate's own pages, within
+ *       the credit the gate gave the channel, so the IO thread never waits for memory.
  *   <li>A frame cut by the end of a read is read again next round; a frame cut by the end of the
  *       file is a truncated file.
  *   <li>Failures (missing file, release, checksum, index) fail the channel's gate only.
@@ -191,14 +190,13 @@ final class IoScheduler implements AutoCloseable {
             if (channel.done) {
                 continue;
             }
-            if (!channel.gate.hasCredit(channel)) {
-                if (channel.gate.isClosedOrFailed()) {
-                    finish(channel, false);
-                }
-                continue; // the gate calls ready() again when the consumer polls
+            if (channel.gate.isClosedOrFailed()) {
+                finish(channel, false);
+                continue;
             }
             try {
                 if (!channel.started && !start(channel)) {
+                    channel.gate.served(channel, false);
                     continue;
                 }
                 byFile.computeIfAbsent(fileOf(channel), f -> new ArrayList<>()).add(channel);
@@ -299,16 +297,13 @@ final class IoScheduler implements AutoCloseable {
             i = end;
         }
         for (ChannelReader channel : channels) {
-            if (!channel.done && !channel.parked && channel.gate.hasCredit(channel)) {
-                ready(channel);
-            }
-            channel.parked = false;
+            channel.gate.served(channel, !channel.done);
         }
     }
 
     /** Bytes worth reading for a channel this round: its credit in pages, within its section. */
     private long want(ChannelReader channel) {
-        return Math.min(channel.remaining, (long) InputGate.CHANNEL_CREDIT * pageSize);
+        return Math.min(channel.remaining, (long) channel.credit * pageSize);
     }
 
     private void readRun(ReadFile file, List<ChannelReader> run, long start, int length) {
@@ -321,7 +316,15 @@ final class IoScheduler implements AutoCloseable {
             got = readInto(file, start, length);
         } catch (IOException e) {
             for (ChannelReader channel : run) {
-                channel.gate.fail(e instanceof PartitionLostException l ? l : lost(channel, e));
+                channel.gate.fail(
+                        e instanceof PartitionLostException l
+                                ? l
+                                : file.partition.isReleased()
+                                        ? new PartitionLostException(
+                                                file.partition.name(),
+                                                "the partition was released while being read",
+                                                e)
+                                        : lost(channel, e));
                 finish(channel, false);
             }
             return;
@@ -347,6 +350,17 @@ final class IoScheduler implements AutoCloseable {
             staging[p].clear().limit(Math.min(pageSize, length - p * pageSize));
         }
         var channel = file.channel();
+        if (pages == 1) {
+            int got = 0;
+            while (got < length) {
+                int n = channel.read(staging[0], start + got); // one pread, no seek
+                if (n <= 0) {
+                    break;
+                }
+                got += n;
+            }
+            return got;
+        }
         channel.position(start);
         int got = 0;
         while (got < length) {
@@ -361,12 +375,12 @@ final class IoScheduler implements AutoCloseable {
 
     /**
      * Slices the channel's frames out of the staging area ({@code got} bytes read from {@code
-     * start}); stops at the end of what was read, its credit, or its gate's memory (then parked).
+     * start}); stops at the end of what was read or of its credit.
      */
     private void slice(ReadFile file, ChannelReader channel, long start, int got, boolean eof)
             throws IOException {
         String partition = channel.partition.name();
-        while (channel.remaining > 0 && channel.gate.hasCredit(channel)) {
+        while (channel.remaining > 0 && channel.credit > 0) {
             long at = channel.offset;
             int position = (int) (at - start);
             context.at(partition, file.path, at);
@@ -392,7 +406,6 @@ final class IoScheduler implements AutoCloseable {
             checkLane(channel);
             Page page = channel.gate.tryTakePage(channel);
             if (page == null) {
-                channel.parked = true;
                 return;
             }
             try {

@@ -6,21 +6,30 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the records of one lane into a run of frames: each record is a varint length followed by
- * its bytes, split across frames where it does not fit. Sealed frames go to a {@link FrameOutput},
- * which hands back the page to fill next. Not thread-safe; no allocation per record.
+ * its bytes, split across frames where it does not fit. Frames are packed back to back in the page
+ * being filled; a full page goes to a {@link FrameOutput}, which hands back the page to fill next.
+ * Not thread-safe; no allocation per record.
  */
 final class LaneStream {
-    /** Where sealed frames go. */
+    /** Where pages of sealed frames go. */
     interface FrameOutput {
-        /** Takes the sealed frame in {@code frame} and returns a cleared page to fill next. */
-        ByteBuffer write(ByteBuffer frame) throws IOException;
+        /**
+         * Takes the sealed frames in {@code page[position, limit)} and returns a page to fill next
+         * (possibly the same one, once written).
+         */
+        ByteBuffer write(ByteBuffer page) throws IOException;
     }
+
+    /** A new frame starts in the current page only if this much payload still fits after it. */
+    private static final int MIN_FRAME_ROOM = FrameCodec.HEADER_BYTES + 256;
 
     private final FrameCodec codec;
     private final @Nullable ByteBuffer scratch;
     private final FrameOutput output;
-    private final int frameEnd;
+    private final int maxPayload;
     private ByteBuffer page;
+    private int frameStart;
+    private int frameEnd;
     private int lane;
     private int sequence;
     private long laneBytes;
@@ -30,14 +39,14 @@ final class LaneStream {
         this.codec = codec;
         this.scratch = scratch;
         this.output = output;
-        this.frameEnd = FrameCodec.HEADER_BYTES + codec.maxPayload();
+        this.maxPayload = codec.maxPayload();
         this.page = page;
-        page.clear().position(FrameCodec.HEADER_BYTES);
+        startFrame(0);
     }
 
-    /** Starts writing {@code lane} at frame number {@code firstSequence}; the page is empty. */
+    /** Starts writing {@code lane} at frame number {@code firstSequence}; no frame is open. */
     void start(int lane, int firstSequence) {
-        assert page.position() == FrameCodec.HEADER_BYTES;
+        assert page.position() == frameStart + FrameCodec.HEADER_BYTES;
         this.lane = lane;
         this.sequence = firstSequence;
         this.laneBytes = 0;
@@ -67,18 +76,25 @@ final class LaneStream {
                 flushFrame();
             }
             int n = Math.min(frameEnd - page.position(), end - source.position());
-            source.limit(source.position() + n);
-            page.put(source);
-            source.limit(end);
+            page.put(page.position(), source, source.position(), n);
+            page.position(page.position() + n);
+            source.position(source.position() + n);
         }
     }
 
-    /** Seals the partial frame, if any; returns the lane's next frame number. */
+    /** Seals the open frame, if it holds anything; returns the lane's next frame number. */
     int finishLane() throws IOException {
-        if (page.position() > FrameCodec.HEADER_BYTES) {
-            flushFrame();
-        }
+        flushFrame();
         return sequence;
+    }
+
+    /** Hands the frames packed in the current page to the output. */
+    void drain() throws IOException {
+        if (frameStart > 0) {
+            page.limit(frameStart).position(0);
+            page = output.write(page);
+            startFrame(0);
+        }
     }
 
     /** Bytes of sealed frames (headers included) written for the current lane. */
@@ -86,17 +102,26 @@ final class LaneStream {
         return laneBytes;
     }
 
-    /** The page being filled (for returning it to its owner at the end). */
-    ByteBuffer page() {
-        return page;
+    private void flushFrame() throws IOException {
+        int payload = page.position() - frameStart - FrameCodec.HEADER_BYTES;
+        if (payload == 0) {
+            return;
+        }
+        int length = codec.seal(page, frameStart, lane, sequence, payload, scratch);
+        sequence++;
+        laneBytes += length;
+        int next = frameStart + length;
+        if (page.capacity() - next < MIN_FRAME_ROOM) {
+            page.limit(next).position(0);
+            page = output.write(page);
+            next = 0;
+        }
+        startFrame(next);
     }
 
-    private void flushFrame() throws IOException {
-        int payload = page.position() - FrameCodec.HEADER_BYTES;
-        codec.seal(page, lane, sequence, payload, scratch);
-        sequence++;
-        laneBytes += page.limit();
-        page = output.write(page);
-        page.clear().position(FrameCodec.HEADER_BYTES);
+    private void startFrame(int at) {
+        frameStart = at;
+        frameEnd = Math.min(page.capacity(), at + FrameCodec.HEADER_BYTES + maxPayload);
+        page.clear().position(at + FrameCodec.HEADER_BYTES);
     }
 }

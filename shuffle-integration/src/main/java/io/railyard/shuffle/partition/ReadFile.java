@@ -2,14 +2,13 @@ package io.railyard.shuffle.partition;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A data file as the IO thread reads it: opened on the first read, closed when its last unfinished
- * channel is done. Owned by the IO thread; not thread-safe.
+ * A data file as the IO thread reads it: its channel is asked of the partition on the first read
+ * and handed back when its last unfinished channel is done (a sort partition keeps its one data
+ * channel open until release; a hash partition closes it). Owned by the IO thread; not thread-safe.
  */
 final class ReadFile {
     final Path path;
@@ -25,12 +24,7 @@ final class ReadFile {
     FileChannel channel() throws IOException {
         FileChannel open = channel;
         if (open == null) {
-            try {
-                open = FileChannel.open(path, StandardOpenOption.READ);
-            } catch (NoSuchFileException e) {
-                throw new PartitionLostException(
-                        partition.name(), "data file " + path + " is gone", e);
-            }
+            open = partition.openForRead(path);
             channel = open;
         }
         return open;
@@ -44,11 +38,7 @@ final class ReadFile {
         FileChannel open = channel;
         channel = null;
         if (open != null) {
-            try {
-                open.close();
-            } catch (IOException ignored) {
-                // A read-only channel loses nothing on close.
-            }
+            partition.doneReading(open);
         }
     }
 }

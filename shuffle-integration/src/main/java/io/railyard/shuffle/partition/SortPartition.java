@@ -14,11 +14,16 @@ import org.jspecify.annotations.Nullable;
  * and one {@link SortIndex index} file. Thread-safe.
  */
 final class SortPartition extends BlockingPartition {
+    private static final int CACHE_BYTES = 64 * SortIndex.ENTRY_BYTES;
+
     private final Path dataFile;
     private final Path indexFile;
     private final int regions;
     private final SortIndex index = new SortIndex();
+    private final ByteBuffer cache = ByteBuffer.allocate(CACHE_BYTES);
+    private long cacheStart = -1;
     private @Nullable FileChannel indexChannel;
+    private @Nullable FileChannel dataChannel;
 
     SortPartition(String name, int n, Path dataFile, Path indexFile, int regions, long dataBytes) {
         super(name, n, dataBytes);
@@ -52,14 +57,13 @@ final class SortPartition extends BlockingPartition {
             throws IOException {
         int s = channel.subpartition();
         long position = SortIndex.position(region, s, numSubpartitions());
-        entry.clear();
-        FileChannel file = indexChannel();
-        while (entry.hasRemaining()) {
-            if (file.read(entry, position + entry.position()) < 0) {
-                throw new CorruptPartitionFileException(
-                        name(), indexFile, position, "index entry past the end of the file");
-            }
+        if (cacheStart < 0
+                || position < cacheStart
+                || position + SortIndex.ENTRY_BYTES > cacheStart + cache.limit()) {
+            fillCache(position);
         }
+        entry.clear();
+        entry.put(0, cache, (int) (position - cacheStart), SortIndex.ENTRY_BYTES);
         if (!index.valid(entry, region, s)) {
             throw new CorruptPartitionFileException(
                     name(), indexFile, position, "index entry checksum mismatch");
@@ -71,6 +75,27 @@ final class SortPartition extends BlockingPartition {
                     name(), indexFile, position, "index entry outside the data file");
         }
         channel.setSection(offset, length);
+    }
+
+    /**
+     * Reads up to {@value #CACHE_BYTES} bytes of the index from {@code position}: the entries of
+     * the next subpartitions, which the consumers running beside this one ask for next.
+     */
+    private void fillCache(long position) throws IOException {
+        FileChannel file = indexChannel();
+        cache.clear();
+        while (cache.hasRemaining()) {
+            if (file.read(cache, position + cache.position()) < 0) {
+                break;
+            }
+        }
+        cache.flip();
+        cacheStart = position;
+        if (cache.limit() < SortIndex.ENTRY_BYTES) {
+            cacheStart = -1;
+            throw new CorruptPartitionFileException(
+                    name(), indexFile, position, "index entry past the end of the file");
+        }
     }
 
     private FileChannel indexChannel() throws IOException {
@@ -89,10 +114,32 @@ final class SortPartition extends BlockingPartition {
         return file;
     }
 
+    /** The one data channel, opened on first use and kept until release. */
     @Override
-    synchronized void closeIndex() {
+    synchronized FileChannel openForRead(Path file) throws IOException {
+        FileChannel open = dataChannel;
+        if (open == null) {
+            open = super.openForRead(file);
+            dataChannel = open;
+        }
+        return open;
+    }
+
+    @Override
+    void doneReading(FileChannel channel) {
+        // Shared: closed at release.
+    }
+
+    @Override
+    synchronized void closeReadChannels() {
+        FileChannel data = dataChannel;
+        dataChannel = null;
+        if (data != null) {
+            super.doneReading(data);
+        }
         FileChannel file = indexChannel;
         indexChannel = null;
+        cacheStart = -1;
         if (file != null) {
             try {
                 file.close();

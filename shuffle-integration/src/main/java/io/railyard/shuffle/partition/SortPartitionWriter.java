@@ -261,6 +261,7 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
                 putIndexEntry(start, length, s);
             }
         }
+        lane.drain();
         flushBatch();
         flushIndex();
         regions++;
