@@ -30,7 +30,13 @@ class ReportCommandTest {
                         "--json",
                         json.toString(),
                         "--chart",
-                        chart.toString());
+                        chart.toString(),
+                        "--shuffle-parallelism",
+                        "4",
+                        "--shuffle-mib",
+                        "1",
+                        "--shuffle-dir",
+                        dir.toString());
 
         assertThat(exit).isZero();
         assertThat(out.toString()).contains("P = 100,").contains("build topology + groups");
@@ -69,6 +75,16 @@ class ReportCommandTest {
         byte[] png = Files.readAllBytes(chart);
         assertThat(png).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
         assertThat(root.path("job").path("connections").asLong()).isEqualTo(10_000L);
+        JsonNode shuffle = root.path("shuffle");
+        assertThat(shuffle.path("parallelism").asInt()).isEqualTo(4);
+        assertThat(shuffle.path("bytes").asLong()).isEqualTo(1 << 20);
+        for (String system : new String[] {"limit", "sort", "hash"}) {
+            assertThat(shuffle.path(system).path("write_mb_s").asDouble()).as(system).isPositive();
+            assertThat(shuffle.path(system).path("read_mb_s").asDouble()).as(system).isPositive();
+        }
+        assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(8);
+        assertThat(shuffle.path("hash").path("files").asLong()).isEqualTo(16);
+        assertThat(out.toString()).contains("shuffle: P = 4 producers");
     }
 
     @Test
@@ -85,6 +101,8 @@ class ReportCommandTest {
                         "50",
                         "--with-flink",
                         "--no-progress",
+                        "--shuffle-parallelism",
+                        "0",
                         "--json",
                         json.toString());
 
