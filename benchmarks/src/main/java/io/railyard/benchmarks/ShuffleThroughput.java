@@ -220,7 +220,13 @@ public final class ShuffleThroughput {
             for (BlockingPartition partition : partitions) {
                 partition.release();
             }
-            return new Throughput(write, readRate, worker.stats().filesCreated(), null);
+            ShuffleWorker.ShuffleStats stats = worker.stats();
+            if (Boolean.getBoolean("railyard.shuffle.debug")) {
+                System.err.printf(
+                        "%s: %d reads served %d channel sections%n",
+                        kind, stats.reads(), stats.channelReads());
+            }
+            return new Throughput(write, readRate, stats.filesCreated(), null);
         } finally {
             slots.shutdownNow();
             deleteTree(directory);

@@ -16,7 +16,7 @@ import java.util.Locale;
  *       never exceeds one page</td></tr>
  *   <tr><td>{@value #TOTAL_MEMORY_KEY}</td><td>64 MiB</td><td>off-heap network memory per
  *       worker, allocated up front and shared by every writer, reader and input gate</td></tr>
- *   <tr><td>{@value #SORT_BUFFER_PAGES_KEY}</td><td>32</td><td>pages a sort-based writer
+ *   <tr><td>{@value #SORT_BUFFER_PAGES_KEY}</td><td>64</td><td>pages a sort-based writer
  *       collects records in before it spills one region; independent of the number of
  *       subpartitions</td></tr>
  *   <tr><td>{@value #WRITE_BATCH_PAGES_KEY}</td><td>8</td><td>frames gathered into one write
@@ -159,7 +159,7 @@ public record ShuffleOptions(
     public static final class Builder {
         private int pageSizeBytes = 32 << 10;
         private long totalMemoryBytes = 64L << 20;
-        private int sortBufferPages = 32;
+        private int sortBufferPages = 64;
         private int writeBatchPages = 8;
         private int readBatchPages = 16;
         private int gatePages = 64;

@@ -10,6 +10,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A finished blocking result partition on local disk, readable by any number of consumers through
@@ -24,6 +26,9 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     private final int numSubpartitions;
     private final long bytesOnDisk;
     private volatile boolean released;
+
+    /** Channels of open gates reading this partition (the IO thread serves them together). */
+    final Set<ChannelReader> readers = ConcurrentHashMap.newKeySet();
 
     BlockingPartition(String name, int numSubpartitions, long bytesOnDisk) {
         this.name = name;

@@ -21,6 +21,9 @@ final class ChannelReader {
     /** Pages the gate reserved for this channel's current turn; guarded by the gate. */
     int credit;
 
+    /** Whether it waits in its gate's FIFO for a turn; guarded by the gate. */
+    boolean wanting;
+
     int region;
     long offset;
     long remaining;

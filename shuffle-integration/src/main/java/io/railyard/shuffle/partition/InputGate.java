@@ -40,6 +40,7 @@ public final class InputGate implements AutoCloseable {
     private final BufferOwner owner;
     private final IoScheduler scheduler;
     private final int capacity;
+    private final int maxCredit;
     private final List<ChannelReader> channels;
     private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
     private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
@@ -59,9 +60,14 @@ public final class InputGate implements AutoCloseable {
         this.owner = owner;
         this.scheduler = scheduler;
         this.capacity = owner.guaranteedPages();
+        // Many channels: one page each per turn (sections are small), so more of them can be in
+        // flight at once and joined into shared reads; few channels: deeper read-ahead.
+        this.maxCredit = partitions.size() * MAX_CHANNEL_CREDIT > capacity ? 1 : MAX_CHANNEL_CREDIT;
         this.channels = new ArrayList<>(partitions.size());
         for (int i = 0; i < partitions.size(); i++) {
-            channels.add(new ChannelReader(this, i, partitions.get(i), subpartition));
+            ChannelReader channel = new ChannelReader(this, i, partitions.get(i), subpartition);
+            channels.add(channel);
+            partitions.get(i).readers.add(channel);
         }
         if (channels.isEmpty()) {
             availability.complete(null);
@@ -137,8 +143,30 @@ public final class InputGate implements AutoCloseable {
     }
 
     synchronized void start() {
-        wanting.addAll(channels);
+        for (ChannelReader channel : channels) {
+            channel.wanting = true;
+            wanting.add(channel);
+        }
         dispatchLocked();
+    }
+
+    /**
+     * Called by the IO thread while it reads the file of {@code channel} for another gate: gives
+     * the channel its turn now, out of order, if it is waiting and pages are free; true if so (the
+     * IO thread then serves it and calls {@link #served}).
+     */
+    synchronized boolean tryDispatchNow(ChannelReader channel) {
+        if (closed || failure != null || !channel.wanting) {
+            return false;
+        }
+        int free = capacity - owner.pagesInUse() - reserved;
+        if (free <= 0) {
+            return false;
+        }
+        channel.wanting = false; // its entry in the FIFO is skipped
+        channel.credit = Math.min(maxCredit, free);
+        reserved += channel.credit;
+        return true;
     }
 
     /**
@@ -165,6 +193,7 @@ public final class InputGate implements AutoCloseable {
         reserved -= channel.credit;
         channel.credit = 0;
         if (wantsMore && !closed && failure == null) {
+            channel.wanting = true;
             wanting.add(channel);
         }
         dispatchLocked();
@@ -183,7 +212,11 @@ public final class InputGate implements AutoCloseable {
                 return;
             }
             ChannelReader channel = wanting.poll();
-            channel.credit = Math.min(MAX_CHANNEL_CREDIT, free);
+            if (!channel.wanting) {
+                continue; // served out of order meanwhile
+            }
+            channel.wanting = false;
+            channel.credit = Math.min(maxCredit, free);
             reserved += channel.credit;
             scheduler.ready(channel);
         }

@@ -55,6 +55,8 @@ final class IoScheduler implements AutoCloseable {
     private final int pageSize;
     private final long budgetBytes;
     private final AtomicLong bytesRead = new AtomicLong();
+    private final AtomicLong reads = new AtomicLong();
+    private final AtomicLong sections = new AtomicLong();
     private final Thread thread;
     private boolean closing;
     private int roundStart;
@@ -82,6 +84,16 @@ final class IoScheduler implements AutoCloseable {
 
     long bytesRead() {
         return bytesRead.get();
+    }
+
+    /** Read calls made (one per merged run of adjacent sections). */
+    long reads() {
+        return reads.get();
+    }
+
+    /** Channel sections served by those reads (more than reads when runs were merged). */
+    long channelReads() {
+        return sections.get();
     }
 
     /** Asks the IO thread to read for {@code channel}. Thread-safe. */
@@ -260,6 +272,7 @@ final class IoScheduler implements AutoCloseable {
             return;
         }
         channel.done = true;
+        channel.partition.readers.remove(channel);
         ReadFile file = channel.file;
         if (file != null && --file.users == 0) {
             file.close();
@@ -276,6 +289,9 @@ final class IoScheduler implements AutoCloseable {
     }
 
     private void serveFile(ReadFile file, List<ChannelReader> channels) {
+        if (file.partition instanceof SortPartition) {
+            joinWaitingReaders(file, channels);
+        }
         channels.sort(Comparator.comparingLong(c -> c.offset));
         long budget = budgetBytes;
         int size = channels.size();
@@ -298,6 +314,32 @@ final class IoScheduler implements AutoCloseable {
         }
         for (ChannelReader channel : channels) {
             channel.gate.served(channel, !channel.done);
+        }
+    }
+
+    /**
+     * Adds the other channels reading this sort file whose gates can take data now, so that
+     * neighbouring sections of consumers running at once are read in one call.
+     */
+    private void joinWaitingReaders(ReadFile file, List<ChannelReader> channels) {
+        for (ChannelReader other : file.partition.readers) {
+            if (other.done || channels.contains(other)) {
+                continue;
+            }
+            if (!other.gate.tryDispatchNow(other)) {
+                continue;
+            }
+            try {
+                if (!other.started && !start(other)) {
+                    other.gate.served(other, false);
+                    continue;
+                }
+                fileOf(other);
+                channels.add(other);
+            } catch (IOException e) {
+                other.gate.fail(e instanceof PartitionLostException l ? l : lost(other, e));
+                finish(other, false);
+            }
         }
     }
 
@@ -330,6 +372,8 @@ final class IoScheduler implements AutoCloseable {
             return;
         }
         bytesRead.addAndGet(got);
+        reads.incrementAndGet();
+        sections.addAndGet(run.size());
         for (ChannelReader channel : run) {
             try {
                 slice(file, channel, start, got, got < length);

@@ -171,6 +171,8 @@ public final class ShuffleWorker implements AutoCloseable {
         return new ShuffleStats(
                 filesCreated.get(),
                 scheduler.bytesRead(),
+                scheduler.reads(),
+                scheduler.channelReads(),
                 pool.pagesInUse(),
                 scheduler.openFiles());
     }
@@ -191,9 +193,24 @@ public final class ShuffleWorker implements AutoCloseable {
         pool.close();
     }
 
-    /** Counters of one worker. */
+    /**
+     * Counters of one worker.
+     *
+     * @param filesCreated partition files created so far
+     * @param bytesRead bytes read from partition files
+     * @param reads read calls of the IO thread
+     * @param channelReads channel sections those calls served (above {@code reads} when adjacent
+     *     sections of several consumers were merged into one read)
+     * @param pagesInUse network pages held now
+     * @param filesOpenForRead files the IO thread holds open now
+     */
     public record ShuffleStats(
-            long filesCreated, long bytesRead, int pagesInUse, int filesOpenForRead) {}
+            long filesCreated,
+            long bytesRead,
+            long reads,
+            long channelReads,
+            int pagesInUse,
+            int filesOpenForRead) {}
 
     private void checkWriter(String name, int numSubpartitions) {
         checkState(!closed, "shuffle worker closed");
