@@ -42,7 +42,7 @@ class ShuffleThroughputTest {
 
     @Test
     void measure_hashBeyondMemory_reportsThePoolErrorWhileSortRuns() throws Exception {
-        ShuffleThroughput.Result result = ShuffleThroughput.measure(settings(100, 300), step -> {});
+        ShuffleThroughput.Result result = ShuffleThroughput.measure(settings(100, 400), step -> {});
 
         assertThat(result.sort().error()).isNull();
         assertThat(result.hash().error())
