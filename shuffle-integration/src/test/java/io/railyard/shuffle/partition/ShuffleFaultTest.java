@@ -111,6 +111,22 @@ class ShuffleFaultTest {
     }
 
     @Test
+    void read_indexCutShort_entryPastTheEndOfTheFile() throws Exception {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            BlockingPartition partition =
+                    ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
+            Path index = partition.files().get(1);
+            try (FileChannel channel = FileChannel.open(index, StandardOpenOption.WRITE)) {
+                channel.truncate(SortIndex.ENTRY_BYTES); // only entry (0, 0) is left
+            }
+            assertThat(readFailure(worker, partition, 1))
+                    .isInstanceOf(CorruptPartitionFileException.class)
+                    .hasMessageContaining("past the end");
+            partition.release();
+        }
+    }
+
+    @Test
     void read_indexEntryOfAnotherSubpartition_detected() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
