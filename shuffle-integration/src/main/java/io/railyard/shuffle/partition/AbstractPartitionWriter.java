@@ -11,6 +11,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The lifecycle every partition writer shares: arguments checked, any {@link IOException} turned
@@ -29,15 +30,21 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
     private final int numSubpartitions;
     private final BufferOwner owner;
     private final List<Page> pages;
+    private final LongAdder workerBytesWritten;
     private State state = State.OPEN;
     private long bytesWritten;
 
     AbstractPartitionWriter(
-            String name, int numSubpartitions, BufferOwner owner, List<Page> pages) {
+            String name,
+            int numSubpartitions,
+            BufferOwner owner,
+            List<Page> pages,
+            LongAdder workerBytesWritten) {
         this.name = name;
         this.numSubpartitions = numSubpartitions;
         this.owner = owner;
         this.pages = pages;
+        this.workerBytesWritten = workerBytesWritten;
     }
 
     @Override
@@ -106,6 +113,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
 
     final void addWritten(long bytes) {
         bytesWritten += bytes;
+        workerBytesWritten.add(bytes);
     }
 
     abstract void append(ByteBuffer record, int subpartition) throws IOException;

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,8 +30,9 @@ final class HashPartitionWriter extends AbstractPartitionWriter {
             BufferOwner owner,
             List<Page> pages,
             List<Path> paths,
-            FileChannel[] files) {
-        super(name, files.length, owner, pages);
+            FileChannel[] files,
+            LongAdder workerBytesWritten) {
+        super(name, files.length, owner, pages, workerBytesWritten);
         this.paths = paths;
         this.files = files;
         int n = files.length;

@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 
 /**
@@ -39,6 +40,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private final NetworkBufferPool pool;
     private final IoScheduler scheduler;
     private final AtomicLong filesCreated = new AtomicLong();
+    private final LongAdder bytesWritten = new LongAdder();
     private boolean closed;
 
     /**
@@ -86,9 +88,12 @@ public final class ShuffleWorker implements AutoCloseable {
         Path data = directory.resolve(name + ".data");
         Path index = directory.resolve(name + ".index");
         List<Path> created = new ArrayList<>(2);
+        FileChannel[] channels = new FileChannel[2];
         try {
             FileChannel dataChannel = create(data, created);
+            channels[0] = dataChannel;
             FileChannel indexChannel = create(index, created);
+            channels[1] = indexChannel;
             return new SortPartitionWriter(
                     name,
                     numSubpartitions,
@@ -98,8 +103,10 @@ public final class ShuffleWorker implements AutoCloseable {
                     data,
                     index,
                     dataChannel,
-                    indexChannel);
+                    indexChannel,
+                    bytesWritten);
         } catch (IOException | RuntimeException e) {
+            closeQuietly(channels);
             undo(owner, taken, created);
             throw e;
         }
@@ -128,7 +135,12 @@ public final class ShuffleWorker implements AutoCloseable {
             for (int s = 0; s < numSubpartitions; s++) {
                 files[s] = create(directory.resolve(name + ".hash." + s), created);
             }
-            return new HashPartitionWriter(name, options, owner, taken, created, files);
+            return new HashPartitionWriter(
+                    name, options, owner, taken, created, files, bytesWritten);
+        } catch (RuntimeException e) {
+            closeQuietly(files);
+            undo(owner, taken, created);
+            throw e;
         } catch (IOException e) {
             closeQuietly(files);
             undo(owner, taken, created);
@@ -166,10 +178,13 @@ public final class ShuffleWorker implements AutoCloseable {
         return gate;
     }
 
-    /** What the worker did so far: files created, bytes read, pages in use, files open. */
+    /**
+     * What the worker did so far: files, bytes written and read, reads, pages in use, files open.
+     */
     public ShuffleStats stats() {
         return new ShuffleStats(
                 filesCreated.get(),
+                bytesWritten.sum(),
                 scheduler.bytesRead(),
                 scheduler.reads(),
                 scheduler.channelReads(),
@@ -197,6 +212,7 @@ public final class ShuffleWorker implements AutoCloseable {
      * Counters of one worker.
      *
      * @param filesCreated partition files created so far
+     * @param bytesWritten bytes written to partition data files (frames, after compression)
      * @param bytesRead bytes read from partition files
      * @param reads read calls of the IO thread
      * @param channelReads channel sections those calls served (above {@code reads} when adjacent
@@ -206,6 +222,7 @@ public final class ShuffleWorker implements AutoCloseable {
      */
     public record ShuffleStats(
             long filesCreated,
+            long bytesWritten,
             long bytesRead,
             long reads,
             long channelReads,

@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -71,8 +72,9 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
             Path dataPath,
             Path indexPath,
             FileChannel data,
-            FileChannel index) {
-        super(name, numSubpartitions, owner, pages);
+            FileChannel index,
+            LongAdder workerBytesWritten) {
+        super(name, numSubpartitions, owner, pages, workerBytesWritten);
         this.dataPath = dataPath;
         this.indexPath = indexPath;
         this.data = data;

@@ -276,6 +276,22 @@ class ShuffleFaultTest {
     }
 
     @Test
+    void createHash_aFileInTheWay_clearErrorNothingLeaked() throws Exception {
+        Path inTheWay = Files.createFile(dir.resolve("h.hash.3"));
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+            assertThatThrownBy(() -> worker.createHashPartition("h", 5))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("h.hash.3 already exists");
+            assertThat(worker.bufferPool().pagesInUse())
+                    .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
+            assertThat(worker.bufferPool().owners()).hasSize(1); // the IO scheduler only
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files).containsExactly(inTheWay);
+        }
+    }
+
+    @Test
     void createSort_duplicateOrBadName_clearError() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             worker.createSortPartition("p", 1).close();

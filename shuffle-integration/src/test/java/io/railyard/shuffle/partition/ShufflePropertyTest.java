@@ -86,6 +86,9 @@ class ShufflePropertyTest {
                     }
                 }
             }
+            long onDisk = partitions.stream().mapToLong(BlockingPartition::bytesOnDisk).sum();
+            assertThat(worker.stats().bytesWritten()).isEqualTo(onDisk);
+            assertThat(worker.stats().bytesRead()).isGreaterThanOrEqualTo(onDisk);
             for (BlockingPartition partition : partitions) {
                 partition.release();
                 for (Path file : partition.files()) {
