@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,6 +40,7 @@ public final class InputGate implements AutoCloseable {
     private final String name;
     private final BufferOwner owner;
     private final IoScheduler scheduler;
+    private final Consumer<InputGate> onClose;
     private final int capacity;
     private final int maxCredit;
     private final List<ChannelReader> channels;
@@ -55,8 +57,10 @@ public final class InputGate implements AutoCloseable {
             BufferOwner owner,
             IoScheduler scheduler,
             List<BlockingPartition> partitions,
-            int subpartition) {
+            int subpartition,
+            Consumer<InputGate> onClose) {
         this.name = name;
+        this.onClose = onClose;
         this.owner = owner;
         this.scheduler = scheduler;
         this.capacity = owner.guaranteedPages();
@@ -140,6 +144,7 @@ public final class InputGate implements AutoCloseable {
             buffer.recycle();
         }
         closeOwnerIfIdle();
+        onClose.accept(this);
     }
 
     synchronized void start() {

@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
@@ -41,6 +43,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private final IoScheduler scheduler;
     private final AtomicLong filesCreated = new AtomicLong();
     private final LongAdder bytesWritten = new LongAdder();
+    private final Set<InputGate> openGates = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
     /**
@@ -160,7 +163,8 @@ public final class ShuffleWorker implements AutoCloseable {
      * A gate reading {@code subpartition} of each of {@code partitions} (channel i reads
      * partitions[i]); starts reading at once. Its guarantee is {@code shuffle.read.gate-pages}.
      */
-    public InputGate openGate(String name, List<BlockingPartition> partitions, int subpartition) {
+    public synchronized InputGate openGate(
+            String name, List<BlockingPartition> partitions, int subpartition) {
         checkState(!closed, "shuffle worker closed");
         for (BlockingPartition partition : partitions) {
             partition.checkSubpartition(subpartition);
@@ -173,7 +177,14 @@ public final class ShuffleWorker implements AutoCloseable {
                         ShuffleOptions.GATE_PAGES_KEY,
                         null);
         InputGate gate =
-                new InputGate(name, owner, scheduler, List.copyOf(partitions), subpartition);
+                new InputGate(
+                        name,
+                        owner,
+                        scheduler,
+                        List.copyOf(partitions),
+                        subpartition,
+                        openGates::remove);
+        openGates.add(gate);
         gate.start();
         return gate;
     }
@@ -193,8 +204,9 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /**
-     * Stops the IO thread, closes its files and frees the network memory. Gates and writers should
-     * be closed first.
+     * Closes every open gate (their queued reads are cancelled and queued pages returned), stops
+     * the IO thread, closes its files and frees the network memory. Writers belong to their tasks'
+     * threads and should be finished or closed first; buffers a consumer still holds are a leak.
      *
      * @throws IllegalStateException naming every owner still holding pages (a leak)
      */
@@ -204,6 +216,9 @@ public final class ShuffleWorker implements AutoCloseable {
             return;
         }
         closed = true;
+        for (InputGate gate : List.copyOf(openGates)) {
+            gate.close(); // cancels its queued reads and returns its queued pages
+        }
         scheduler.close();
         pool.close();
     }

@@ -291,6 +291,31 @@ class ShuffleFaultTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void close_whileGatesHaveQueuedReads_cancelsThemAndStopsTheIoThread(Kind kind)
+            throws Exception {
+        ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir);
+        List<BlockingPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            partitions.add(ShuffleHarness.write(worker, kind, "p" + p, 2, stream(2)));
+        }
+        InputGate unread = worker.openGate("c0", partitions, 0);
+        InputGate other = worker.openGate("c1", partitions, 1);
+        other.availability().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        worker.close(); // no exception: nothing is held by a consumer
+        assertThat(worker.bufferPool().pagesInUse()).isZero();
+        assertThat(unread.poll()).isNull();
+        assertThat(Thread.getAllStackTraces().keySet())
+                .noneMatch(t -> t.getName().equals("railyard-shuffle-io") && t.isAlive());
+        for (BlockingPartition partition : partitions) {
+            partition.release();
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
     @Test
     void createSort_duplicateOrBadName_clearError() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
