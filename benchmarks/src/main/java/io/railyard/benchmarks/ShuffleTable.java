@@ -10,13 +10,15 @@ final class ShuffleTable {
     static final String HEADER =
             String.format(
                     Locale.ROOT,
-                    "%-11s %-6s %10s %10s %9s %9s %9s",
+                    "%-11s %-6s %10s %10s %8s %8s %9s %9s %9s",
                     "parallelism",
                     "system",
                     "write MB/s",
                     "read MB/s",
                     "write %",
                     "read %",
+                    "w % dev",
+                    "r % dev",
                     "files");
 
     private ShuffleTable() {}
@@ -24,9 +26,10 @@ final class ShuffleTable {
     /** Three rows: the limit, sort and hash, with percentages of the limit. */
     static String rows(Result result) {
         StringBuilder out = new StringBuilder();
-        row(out, result.parallelism(), "limit", result.limit(), result.limit());
-        row(out, result.parallelism(), "sort", result.sort(), result.limit());
-        row(out, result.parallelism(), "hash", result.hash(), result.limit());
+        row(out, result.parallelism(), "limit", result.limit(), result);
+        row(out, result.parallelism(), "device", result.deviceLimit(), result);
+        row(out, result.parallelism(), "sort", result.sort(), result);
+        row(out, result.parallelism(), "hash", result.hash(), result);
         return out.toString();
     }
 
@@ -39,6 +42,7 @@ final class ShuffleTable {
         ObjectNode limit = node.putObject("limit");
         limit.put("write_mb_s", result.limit().writeMbPerSecond());
         limit.put("read_mb_s", result.limit().readMbPerSecond());
+        system(node.putObject("device_limit"), result.deviceLimit());
         system(node.putObject("sort"), result.sort());
         system(node.putObject("hash"), result.hash());
     }
@@ -72,7 +76,9 @@ final class ShuffleTable {
     }
 
     private static void row(
-            StringBuilder out, int parallelism, String system, Throughput t, Throughput limit) {
+            StringBuilder out, int parallelism, String system, Throughput t, Result result) {
+        Throughput limit = result.limit();
+        Throughput device = result.deviceLimit();
         if (t.error() != null) {
             out.append(
                     String.format(
@@ -87,13 +93,15 @@ final class ShuffleTable {
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "%-11d %-6s %10.0f %10.0f %8.0f%% %8.0f%% %9d%n",
+                        "%-11d %-6s %10.0f %10.0f %7.0f%% %7.0f%% %8.0f%% %8.0f%% %9d%n",
                         parallelism,
                         system,
                         t.writeMbPerSecond(),
                         t.readMbPerSecond(),
                         100 * t.writeMbPerSecond() / limit.writeMbPerSecond(),
                         100 * t.readMbPerSecond() / limit.readMbPerSecond(),
+                        100 * t.writeMbPerSecond() / device.writeMbPerSecond(),
+                        100 * t.readMbPerSecond() / device.readMbPerSecond(),
                         t.files()));
     }
 }

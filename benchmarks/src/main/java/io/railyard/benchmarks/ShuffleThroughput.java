@@ -98,7 +98,8 @@ public final class ShuffleThroughput {
      * @param bytes record bytes written and read
      * @param recordBytes bytes per record
      * @param networkMemoryBytes network memory of the worker
-     * @param limit the sequential file limit
+     * @param limit the sequential file limit through the page cache
+     * @param deviceLimit the same with direct IO (the device itself), or an error
      * @param sort sort-based partitions
      * @param hash hash-based partitions
      */
@@ -108,6 +109,7 @@ public final class ShuffleThroughput {
             int recordBytes,
             long networkMemoryBytes,
             Throughput limit,
+            Throughput deviceLimit,
             Throughput sort,
             Throughput hash) {}
 
@@ -126,8 +128,9 @@ public final class ShuffleThroughput {
 
     /** Measures the limit, sort and hash in that order; {@code progress} hears each step. */
     public static Result measure(Settings settings, Consumer<String> progress) throws IOException {
-        progress.accept("shuffle: sequential limit");
         Throughput limit = limit(settings);
+        Throughput device = deviceLimit(settings);
+        progress.accept("shuffle: sequential limits");
         progress.accept("shuffle: sort-based");
         Throughput sort = run(settings, Kind.SORT);
         progress.accept("shuffle: hash-based");
@@ -138,55 +141,87 @@ public final class ShuffleThroughput {
                 settings.recordBytes(),
                 settings.options().totalMemoryBytes(),
                 limit,
+                device,
                 sort,
                 hash);
     }
 
     /**
      * The machine's sequential limit: the best of three rounds of one large file written then read
-     * sequentially, a page per call.
+     * sequentially, a page per call, through the page cache.
      */
     static Throughput limit(Settings settings) throws IOException {
+        return bestOf(LIMIT_ROUNDS, settings, false, settings.bytes());
+    }
+
+    /**
+     * The device's sequential limit: the same with {@code O_DIRECT} (no page cache), best of two
+     * rounds over at most 512 MiB; an error if the file system refuses direct IO.
+     */
+    static Throughput deviceLimit(Settings settings) {
+        long bytes = Math.min(settings.bytes(), 512L << 20);
+        try {
+            return bestOf(2, settings, true, bytes);
+        } catch (IOException | UnsupportedOperationException e) {
+            return Throughput.failed(1, "direct IO unavailable here: " + e);
+        }
+    }
+
+    private static Throughput bestOf(int rounds, Settings settings, boolean direct, long bytes)
+            throws IOException {
         double write = 0;
         double read = 0;
-        for (int round = 0; round < LIMIT_ROUNDS; round++) {
-            Throughput one = limitOnce(settings);
+        for (int round = 0; round < rounds; round++) {
+            Throughput one = limitOnce(settings, direct, bytes);
             write = Math.max(write, one.writeMbPerSecond());
             read = Math.max(read, one.readMbPerSecond());
         }
         return new Throughput(write, read, 1, null);
     }
 
-    private static Throughput limitOnce(Settings settings) throws IOException {
+    private static Throughput limitOnce(Settings settings, boolean direct, long bytes)
+            throws IOException {
         int pageSize = settings.options().pageSizeBytes();
-        ByteBuffer page = ByteBuffer.allocateDirect(pageSize);
-        byte[] random = new byte[pageSize];
-        new SplittableRandom(1).nextBytes(random);
-        page.put(random).flip();
         Path file = Files.createTempFile(settings.directory(), "limit", ".data");
         try {
+            int block = direct ? (int) Files.getFileStore(file).getBlockSize() : 1;
+            ByteBuffer page = ByteBuffer.allocateDirect(pageSize + block).alignedSlice(block);
+            page.limit(pageSize);
+            byte[] random = new byte[pageSize];
+            new SplittableRandom(1).nextBytes(random);
+            page.put(random).flip();
+            long pages = bytes / pageSize;
             long start = System.nanoTime();
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                for (long written = 0; written < settings.bytes(); written += pageSize) {
+            try (FileChannel channel = FileChannel.open(file, openOptions(direct, true))) {
+                for (long p = 0; p < pages; p++) {
                     page.rewind();
                     while (page.hasRemaining()) {
                         channel.write(page);
                     }
                 }
             }
-            double write = mbPerSecond(settings.bytes(), System.nanoTime() - start);
+            double write = mbPerSecond(pages * pageSize, System.nanoTime() - start);
             start = System.nanoTime();
             long read = 0;
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            try (FileChannel channel = FileChannel.open(file, openOptions(direct, false))) {
                 for (int n = 0; n >= 0; n = channel.read(page.clear())) {
                     read += n;
                 }
             }
-            double readRate = mbPerSecond(read, System.nanoTime() - start);
-            return new Throughput(write, readRate, 1, null);
+            return new Throughput(write, mbPerSecond(read, System.nanoTime() - start), 1, null);
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    private static java.util.Set<java.nio.file.OpenOption> openOptions(
+            boolean direct, boolean write) {
+        java.util.Set<java.nio.file.OpenOption> options = new java.util.HashSet<>();
+        options.add(write ? StandardOpenOption.WRITE : StandardOpenOption.READ);
+        if (direct) {
+            options.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
+        }
+        return options;
     }
 
     /** P producers then P consumers through one kind of partition. */

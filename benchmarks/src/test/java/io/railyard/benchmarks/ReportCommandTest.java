@@ -82,6 +82,7 @@ class ReportCommandTest {
             assertThat(shuffle.path(system).path("write_mb_s").asDouble()).as(system).isPositive();
             assertThat(shuffle.path(system).path("read_mb_s").asDouble()).as(system).isPositive();
         }
+        assertThat(shuffle.path("device_limit").has("write_mb_s")).isTrue();
         assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(8);
         assertThat(shuffle.path("hash").path("files").asLong()).isEqualTo(16);
         assertThat(out.toString()).contains("shuffle: P = 4 producers");
