@@ -43,6 +43,8 @@ public final class InputGate implements AutoCloseable {
     private final Consumer<InputGate> onClose;
     private final int capacity;
     private final int maxCredit;
+    private final int pageSize;
+    private @Nullable SharedPage filling;
     private final List<ChannelReader> channels;
     private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
     private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
@@ -64,6 +66,7 @@ public final class InputGate implements AutoCloseable {
         this.owner = owner;
         this.scheduler = scheduler;
         this.capacity = owner.guaranteedPages();
+        this.pageSize = scheduler.pageSize();
         // Many channels: one page each per turn (sections are small), so more of them can be in
         // flight at once and joined into shared reads; few channels: deeper read-ahead.
         this.maxCredit = partitions.size() * MAX_CHANNEL_CREDIT > capacity ? 1 : MAX_CHANNEL_CREDIT;
@@ -143,6 +146,13 @@ public final class InputGate implements AutoCloseable {
         for (Buffer buffer : drop) {
             buffer.recycle();
         }
+        synchronized (this) {
+            SharedPage fill = filling;
+            if (fill != null && fill.slices == 0) {
+                filling = null;
+                owner.recycle(fill.page);
+            }
+        }
         closeOwnerIfIdle();
         onClose.accept(this);
     }
@@ -175,19 +185,36 @@ public final class InputGate implements AutoCloseable {
     }
 
     /**
-     * Called by the IO thread: a page for the channel's next buffer, out of its credit; null if the
-     * gate closed or failed (or, rarely, the pool is short: the channel then waits its next turn).
+     * Called by the IO thread: room for the channel's next buffer of {@code bytes}, as a buffer not
+     * yet queued. Small buffers of any channels are packed into the gate's current page; a new page
+     * comes out of the channel's credit. Null if the gate closed or failed, or the channel's credit
+     * is spent (or, rarely, the pool is short: the channel then waits its next turn).
      */
-    synchronized @Nullable Page tryTakePage(ChannelReader channel) {
-        if (closed || failure != null || channel.credit <= 0) {
+    synchronized @Nullable Buffer tryTake(ChannelReader channel, int bytes) {
+        if (closed || failure != null) {
             return null;
         }
-        Page page = owner.tryRequest();
-        if (page != null) {
+        SharedPage fill = filling;
+        if (fill == null || pageSize - fill.used < bytes) {
+            if (channel.credit <= 0) {
+                return null;
+            }
+            Page page = owner.tryRequest();
+            if (page == null) {
+                return null;
+            }
             channel.credit--;
             reserved--;
+            filling = new SharedPage(page);
+            if (fill != null && fill.slices == 0) {
+                owner.recycle(fill.page); // nothing of it is out
+            }
+            fill = filling;
         }
-        return page;
+        Buffer buffer = new Buffer(this, channel.index, fill, fill.used, bytes);
+        fill.used += bytes;
+        fill.slices++;
+        return buffer;
     }
 
     /**
@@ -227,16 +254,16 @@ public final class InputGate implements AutoCloseable {
         }
     }
 
-    /** Called by the IO thread: a decoded buffer of {@code channel}. */
-    void deliver(ChannelReader channel, Page page) {
+    /** Called by the IO thread: {@code buffer} (from {@link #tryTake}) holds decoded data. */
+    void deliver(Buffer buffer) {
         synchronized (this) {
             if (!closed) {
-                queue.add(new Buffer(this, channel.index, page));
+                queue.add(buffer);
                 availability.complete(null);
                 return;
             }
         }
-        returnPage(page);
+        release(buffer.shared);
     }
 
     /** Called by the IO thread: {@code channel} has no more data. */
@@ -263,9 +290,16 @@ public final class InputGate implements AutoCloseable {
         return finishedChannels == channels.size() && queue.isEmpty();
     }
 
-    void returnPage(Page page) {
+    /** One slice of {@code shared} is done with; the page goes back when none is out. */
+    void release(SharedPage shared) {
         synchronized (this) {
-            owner.recycle(page);
+            shared.slices--;
+            if (shared.slices == 0) {
+                if (shared == filling) {
+                    filling = null; // an idle page would hold credit other channels need
+                }
+                owner.recycle(shared.page);
+            }
             dispatchLocked();
         }
         closeOwnerIfIdle();
@@ -279,20 +313,34 @@ public final class InputGate implements AutoCloseable {
         }
     }
 
+    /** A page of the gate shared by the buffers sliced out of it; guarded by the gate. */
+    static final class SharedPage {
+        final Page page;
+        int used;
+        int slices;
+
+        SharedPage(Page page) {
+            this.page = page;
+        }
+    }
+
     /**
      * A decoded buffer of one channel: {@link #data()} holds a run of that channel's record stream
-     * (records may continue into the channel's next buffer). Recycle it exactly once.
+     * (records may continue into the channel's next buffer). Small buffers share a page; recycle
+     * each exactly once.
      */
     public static final class Buffer {
         private final InputGate gate;
         private final int channel;
-        private final Page page;
+        private final SharedPage shared;
+        private final ByteBuffer data;
         private boolean recycled;
 
-        Buffer(InputGate gate, int channel, Page page) {
+        Buffer(InputGate gate, int channel, SharedPage shared, int offset, int length) {
             this.gate = gate;
             this.channel = channel;
-            this.page = page;
+            this.shared = shared;
+            this.data = shared.page.buffer().slice(offset, length);
         }
 
         /** The channel this buffer came from. */
@@ -302,10 +350,10 @@ public final class InputGate implements AutoCloseable {
 
         /** The bytes, from position to limit; valid until {@link #recycle()}. */
         public ByteBuffer data() {
-            return page.buffer();
+            return data;
         }
 
-        /** Returns the page to the pool. Call once; any thread. */
+        /** Returns its share of the page. Call once; any thread. */
         public void recycle() {
             synchronized (this) {
                 if (recycled) {
@@ -314,7 +362,12 @@ public final class InputGate implements AutoCloseable {
                 }
                 recycled = true;
             }
-            gate.returnPage(page);
+            gate.release(shared);
+        }
+
+        /** Called by the IO thread when decoding into it failed. */
+        void discard() {
+            recycle();
         }
     }
 }

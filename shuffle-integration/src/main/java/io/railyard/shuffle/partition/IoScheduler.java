@@ -82,6 +82,11 @@ final class IoScheduler implements AutoCloseable {
         return options.readBatchPages() + 1;
     }
 
+    /** Bytes per page. */
+    int pageSize() {
+        return pageSize;
+    }
+
     long bytesRead() {
         return bytesRead.get();
     }
@@ -424,7 +429,7 @@ final class IoScheduler implements AutoCloseable {
     private void slice(ReadFile file, ChannelReader channel, long start, int got, boolean eof)
             throws IOException {
         String partition = channel.partition.name();
-        while (channel.remaining > 0 && channel.credit > 0) {
+        while (channel.remaining > 0) {
             long at = channel.offset;
             int position = (int) (at - start);
             context.at(partition, file.path, at);
@@ -448,14 +453,14 @@ final class IoScheduler implements AutoCloseable {
                 return;
             }
             checkLane(channel);
-            Page page = channel.gate.tryTakePage(channel);
-            if (page == null) {
+            InputGate.Buffer buffer = channel.gate.tryTake(channel, header.getInt(12));
+            if (buffer == null) {
                 return;
             }
             try {
-                codec.open(header, stored(position, frameLength), page.buffer(), context);
+                codec.open(header, stored(position, frameLength), buffer.data(), context);
             } catch (CorruptPartitionFileException e) {
-                channel.gate.returnPage(page);
+                buffer.discard();
                 throw e;
             }
             if (header.getInt(4) == FrameCodec.BROADCAST_LANE) {
@@ -465,7 +470,7 @@ final class IoScheduler implements AutoCloseable {
             }
             channel.offset += frameLength;
             channel.remaining -= frameLength;
-            channel.gate.deliver(channel, page);
+            channel.gate.deliver(buffer);
             if (channel.remaining == 0
                     && (!nextSection(channel) || channel.offset != at + frameLength)) {
                 return; // done, or the next section is elsewhere in the file: next round
