@@ -28,6 +28,9 @@ import org.jspecify.annotations.Nullable;
  *       held by it, or reserved for a read in flight: a consumer that recycles what it polls never
  *       waits for memory, in any consumption order. A consumer that holds buffers of every channel
  *       at once (a merge) needs gate pages ≥ channels.
+ *   <li>Packing: small buffers of any channels are slices of the gate's current page; a new page is
+ *       taken only out of a channel's credit, and a page goes back to the pool when its last slice
+ *       is recycled.
  * </ul>
  *
  * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
