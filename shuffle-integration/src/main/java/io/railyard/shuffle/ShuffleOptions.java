@@ -31,7 +31,7 @@ import java.util.Locale;
  *
  * @param pageSizeBytes {@value #PAGE_SIZE_KEY}, 256 B to 16 MiB
  * @param totalMemoryBytes {@value #TOTAL_MEMORY_KEY}, at least 2 pages, at most 2^31 - 1 pages
- * @param sortBufferPages {@value #SORT_BUFFER_PAGES_KEY}, 1 to 2^20
+ * @param sortBufferPages {@value #SORT_BUFFER_PAGES_KEY}, 1 to 2^20, at most 1 GiB of pages
  * @param writeBatchPages {@value #WRITE_BATCH_PAGES_KEY}, 1 to 1024
  * @param readBatchPages {@value #READ_BATCH_PAGES_KEY}, 1 to 1024
  * @param gatePages {@value #GATE_PAGES_KEY}, 1 to 2^20
@@ -73,6 +73,9 @@ public record ShuffleOptions(
     /** The largest page. */
     public static final int MAX_PAGE_SIZE_BYTES = 16 << 20;
 
+    /** The largest sort buffer: sort-buffer-pages × page-size. */
+    public static final long MAX_SORT_BUFFER_BYTES = 1L << 30;
+
     /** Every setting at its default. */
     public static final ShuffleOptions DEFAULT = builder().build();
 
@@ -103,6 +106,14 @@ public record ShuffleOptions(
                 pageSizeBytes,
                 totalMemoryBytes);
         checkRange(SORT_BUFFER_PAGES_KEY, sortBufferPages, 1, 1 << 20);
+        checkArgument(
+                (long) sortBufferPages * pageSizeBytes <= MAX_SORT_BUFFER_BYTES,
+                "%s × %s must be at most 1 GiB (a sort buffer is addressed by int), was %s × %s"
+                        + " bytes",
+                SORT_BUFFER_PAGES_KEY,
+                PAGE_SIZE_KEY,
+                sortBufferPages,
+                pageSizeBytes);
         checkRange(WRITE_BATCH_PAGES_KEY, writeBatchPages, 1, 1024);
         checkRange(READ_BATCH_PAGES_KEY, readBatchPages, 1, 1024);
         checkRange(GATE_PAGES_KEY, gatePages, 1, 1 << 20);
