@@ -103,9 +103,6 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     /** The data file holding {@code subpartition}. */
     abstract Path dataFile(int subpartition);
 
-    /** A key identifying the data file of {@code subpartition} within this partition. */
-    abstract int fileKey(int subpartition);
-
     /**
      * Points {@code channel} at its section of {@code region}, reading the index if needed.
      *

@@ -31,11 +31,6 @@ final class HashPartition extends BlockingPartition {
     }
 
     @Override
-    int fileKey(int subpartition) {
-        return subpartition;
-    }
-
-    @Override
     void loadSection(ChannelReader channel, int region, ByteBuffer entry) {
         channel.setSection(0, fileBytes[channel.subpartition()]);
     }

@@ -48,11 +48,6 @@ final class SortPartition extends BlockingPartition {
     }
 
     @Override
-    int fileKey(int subpartition) {
-        return 0;
-    }
-
-    @Override
     synchronized void loadSection(ChannelReader channel, int region, ByteBuffer entry)
             throws IOException {
         int s = channel.subpartition();
