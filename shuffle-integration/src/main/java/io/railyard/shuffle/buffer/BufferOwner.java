@@ -2,6 +2,7 @@ package io.railyard.shuffle.buffer;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -100,6 +101,9 @@ public final class BufferOwner implements AutoCloseable {
                 }
             }
             throw e;
+        } catch (CancellationException e) {
+            throw new IllegalStateException(
+                    "request of " + n + " pages by '" + name + "' failed: " + e.getMessage(), e);
         } catch (ExecutionException e) {
             throw new IllegalStateException(
                     "request of " + n + " pages by '" + name + "' failed", e.getCause());
@@ -110,6 +114,7 @@ public final class BufferOwner implements AutoCloseable {
      * Returns {@code page} to the pool and serves waiting requests.
      *
      * @throws IllegalStateException if this owner does not hold the page
+     * @throws IllegalArgumentException if the page is not of this owner's pool
      */
     public void recycle(Page page) {
         pool.recycle(this, page);

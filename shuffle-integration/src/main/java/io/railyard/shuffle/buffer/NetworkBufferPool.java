@@ -315,9 +315,7 @@ public final class NetworkBufferPool implements AutoCloseable {
                                 + " held by "
                                 + holderName(holder[index]));
             }
-            holder[index] = -1;
-            free[freeCount++] = index;
-            setInUse(owner, owner.inUse - 1);
+            returnLocked(owner, index);
             after = serveLocked();
         } finally {
             lock.unlock();
@@ -366,6 +364,12 @@ public final class NetworkBufferPool implements AutoCloseable {
 
     // ---- under the lock ----
 
+    private void returnLocked(BufferOwner owner, int index) {
+        holder[index] = -1;
+        free[freeCount++] = index;
+        setInUse(owner, owner.inUse - 1);
+    }
+
     private void grantLocked(BufferOwner owner, int n, List<Page> out) {
         for (int i = 0; i < n; i++) {
             int index = free[--freeCount];
@@ -391,14 +395,9 @@ public final class NetworkBufferPool implements AutoCloseable {
             request.owner.pendingPages -= request.pages;
             List<Page> granted = new ArrayList<>(request.pages);
             grantLocked(request.owner, request.pages, granted);
-            after.add(
-                    () -> {
-                        if (!request.future.complete(granted)) {
-                            for (Page page : granted) {
-                                recycle(request.owner, page); // cancelled meanwhile: give them back
-                            }
-                        }
-                    });
+            request.future.granted = granted;
+            // Completed after the lock; a cancel in between gives the pages back in withdraw().
+            after.add(() -> request.future.complete(granted));
         }
         if (!pending.isEmpty()) {
             after.addAll(revocationsLocked());
@@ -441,6 +440,8 @@ public final class NetworkBufferPool implements AutoCloseable {
     /** A waiting request that withdraws itself from the queue when cancelled. */
     private final class PageRequest extends CompletableFuture<List<Page>> {
         private final BufferOwner owner;
+        // Guarded by the pool's lock: the pages granted before the future was completed.
+        private @Nullable List<Page> granted;
 
         PageRequest(BufferOwner owner) {
             this.owner = owner;
@@ -456,20 +457,35 @@ public final class NetworkBufferPool implements AutoCloseable {
         }
     }
 
-    private void withdraw(BufferOwner owner, CompletableFuture<List<Page>> future) {
+    /**
+     * A cancelled request leaves the queue, or, if its pages were granted but the future not yet
+     * completed, gives them back at once; either way the requests behind it are served.
+     */
+    private void withdraw(BufferOwner owner, PageRequest future) {
+        List<Runnable> after;
         lock.lock();
         try {
-            pending.removeIf(
-                    r -> {
-                        if (r.future == future) {
-                            owner.pendingPages -= r.pages;
-                            return true;
-                        }
-                        return false;
-                    });
+            boolean queued =
+                    pending.removeIf(
+                            r -> {
+                                if (r.future == future) {
+                                    owner.pendingPages -= r.pages;
+                                    return true;
+                                }
+                                return false;
+                            });
+            List<Page> granted = future.granted;
+            if (!queued && granted != null) {
+                future.granted = null;
+                for (Page page : granted) {
+                    returnLocked(owner, page.index());
+                }
+            }
+            after = serveLocked();
         } finally {
             lock.unlock();
         }
+        after.forEach(Runnable::run);
     }
 
     private void checkCount(BufferOwner owner, int n) {
@@ -533,6 +549,5 @@ public final class NetworkBufferPool implements AutoCloseable {
                 + guaranteeKey;
     }
 
-    private record PendingRequest(
-            BufferOwner owner, int pages, CompletableFuture<List<Page>> future) {}
+    private record PendingRequest(BufferOwner owner, int pages, PageRequest future) {}
 }
