@@ -236,6 +236,20 @@ public final class NetworkBufferPool implements AutoCloseable {
                     pledged == guaranteed && guaranteed <= pages.length,
                     "guaranteed %s",
                     guaranteed);
+            PendingRequest head = pending.peek();
+            checkState(
+                    head == null || head.pages() > freeCount,
+                    "the head request (%s pages) fits the %s free pages but waits",
+                    head == null ? 0 : head.pages(),
+                    freeCount);
+            for (BufferOwner owner : owners) {
+                checkState(
+                        owner.pendingPages == 0
+                                || owner.inUse + owner.pendingPages <= owner.guaranteedPages(),
+                        "owner '%s' waits for %s pages beyond its guarantee",
+                        owner.name(),
+                        owner.pendingPages);
+            }
         } finally {
             lock.unlock();
         }
