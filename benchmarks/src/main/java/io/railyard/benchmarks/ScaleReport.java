@@ -162,6 +162,16 @@ public final class ScaleReport {
 
     /** This report with a live Flink column. */
     public ScaleReport withFlink(FlinkColumn column) {
+        return with(column, shuffle);
+    }
+
+    /** This report with a shuffle throughput section. */
+    public ScaleReport withShuffle(ShuffleThroughput.Result result) {
+        return with(flink, result);
+    }
+
+    private ScaleReport with(
+            @Nullable FlinkColumn column, ShuffleThroughput.@Nullable Result result) {
         return new ScaleReport(
                 parallelism,
                 connections,
@@ -172,21 +182,6 @@ public final class ScaleReport {
                 shipped,
                 decodeGroupMillis,
                 column,
-                shuffle);
-    }
-
-    /** This report with a shuffle throughput section. */
-    public ScaleReport withShuffle(ShuffleThroughput.Result result) {
-        return new ScaleReport(
-                parallelism,
-                connections,
-                numRegions,
-                restartedTasks,
-                procedures,
-                memory,
-                shipped,
-                decodeGroupMillis,
-                flink,
                 result);
     }
 

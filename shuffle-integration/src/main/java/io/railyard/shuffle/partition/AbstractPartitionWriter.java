@@ -1,6 +1,5 @@
 package io.railyard.shuffle.partition;
 
-import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.shuffle.buffer.BufferOwner;
@@ -59,12 +58,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
 
     @Override
     public final void emit(ByteBuffer record, int subpartition) throws IOException {
-        checkArgument(
-                subpartition >= 0 && subpartition < numSubpartitions,
-                "subpartition of '%s' must be in [0, %s), was %s",
-                name,
-                numSubpartitions,
-                subpartition);
+        BlockingPartition.checkSubpartition(name, numSubpartitions, subpartition);
         checkOpen();
         try {
             append(record, subpartition);
@@ -140,10 +134,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
         String hint =
                 cause instanceof FileSystemException fse
                                 && String.valueOf(fse.getReason()).contains("Too many open files")
-                        ? "a hash-based partition keeps one open file per subpartition ("
-                                + numSubpartitions
-                                + "); raise the open-file limit (ulimit -n) or use the sort-based"
-                                + " partition"
+                        ? PartitionWriteException.openFilesHint(numSubpartitions)
                         : "";
         return new PartitionWriteException(name, fileInProgress(), bytesWritten, hint, cause);
     }

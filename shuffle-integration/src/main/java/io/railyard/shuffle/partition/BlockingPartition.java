@@ -89,11 +89,16 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     }
 
     final void checkSubpartition(int subpartition) {
+        checkSubpartition(name, numSubpartitions, subpartition);
+    }
+
+    /** Checks that {@code subpartition} is one of partition {@code name}'s {@code n}. */
+    static void checkSubpartition(String name, int n, int subpartition) {
         checkArgument(
-                subpartition >= 0 && subpartition < numSubpartitions,
+                subpartition >= 0 && subpartition < n,
                 "subpartition of '%s' must be in [0, %s), was %s",
                 name,
-                numSubpartitions,
+                n,
                 subpartition);
     }
 

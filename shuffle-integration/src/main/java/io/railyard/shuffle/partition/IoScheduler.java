@@ -217,12 +217,8 @@ final class IoScheduler implements AutoCloseable {
                     continue;
                 }
                 byFile.computeIfAbsent(fileOf(channel), f -> new ArrayList<>()).add(channel);
-            } catch (PartitionLostException e) {
-                channel.gate.fail(e);
-                finish(channel, false);
             } catch (IOException e) {
-                channel.gate.fail(lost(channel, e));
-                finish(channel, false);
+                failChannel(channel, e);
             }
         }
         List<Map.Entry<ReadFile, List<ChannelReader>>> entries = new ArrayList<>(byFile.entrySet());
@@ -342,8 +338,7 @@ final class IoScheduler implements AutoCloseable {
                 fileOf(other);
                 channels.add(other);
             } catch (IOException e) {
-                other.gate.fail(e instanceof PartitionLostException l ? l : lost(other, e));
-                finish(other, false);
+                failChannel(other, e);
             }
         }
     }
@@ -362,17 +357,15 @@ final class IoScheduler implements AutoCloseable {
             }
             got = readInto(file, start, length);
         } catch (IOException e) {
+            IOException cause =
+                    !(e instanceof PartitionLostException) && file.partition.isReleased()
+                            ? new PartitionLostException(
+                                    file.partition.name(),
+                                    "the partition was released while being read",
+                                    e)
+                            : e;
             for (ChannelReader channel : run) {
-                channel.gate.fail(
-                        e instanceof PartitionLostException l
-                                ? l
-                                : file.partition.isReleased()
-                                        ? new PartitionLostException(
-                                                file.partition.name(),
-                                                "the partition was released while being read",
-                                                e)
-                                        : lost(channel, e));
-                finish(channel, false);
+                failChannel(channel, cause);
             }
             return;
         }
@@ -382,12 +375,8 @@ final class IoScheduler implements AutoCloseable {
         for (ChannelReader channel : run) {
             try {
                 slice(file, channel, start, got, got < length);
-            } catch (PartitionLostException e) {
-                channel.gate.fail(e);
-                finish(channel, false);
             } catch (IOException e) {
-                channel.gate.fail(lost(channel, e));
-                finish(channel, false);
+                failChannel(channel, e);
             }
         }
     }
@@ -534,6 +523,12 @@ final class IoScheduler implements AutoCloseable {
         scratch.clear();
         copy(from, length, scratch);
         return scratch;
+    }
+
+    /** Fails the channel's gate with {@code e} as a lost partition and stops the channel. */
+    private void failChannel(ChannelReader channel, IOException e) {
+        channel.gate.fail(e instanceof PartitionLostException lost ? lost : lost(channel, e));
+        finish(channel, false);
     }
 
     private static PartitionLostException lost(ChannelReader channel, IOException e) {

@@ -27,4 +27,11 @@ public final class PartitionWriteException extends IOException {
                         + (hint.isEmpty() ? "" : "; " + hint),
                 cause);
     }
+
+    /** The hint for a hash-based partition of {@code n} subpartitions that ran out of files. */
+    static String openFilesHint(int n) {
+        return "a hash-based partition keeps one open file per subpartition ("
+                + n
+                + "); raise the open-file limit (ulimit -n) or use the sort-based partition";
+    }
 }

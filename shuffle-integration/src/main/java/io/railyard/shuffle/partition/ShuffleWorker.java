@@ -151,10 +151,7 @@ public final class ShuffleWorker implements AutoCloseable {
                     name,
                     directory.resolve(name + ".hash." + created.size()),
                     0,
-                    "a hash-based partition keeps one open file per subpartition ("
-                            + numSubpartitions
-                            + "); raise the open-file limit (ulimit -n) or use the sort-based"
-                            + " partition",
+                    PartitionWriteException.openFilesHint(numSubpartitions),
                     e);
         }
     }
