@@ -6,7 +6,7 @@ import io.railyard.failover.PartitionTracker;
 import io.railyard.failover.RegionFailover;
 import io.railyard.failover.RestartSet;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
+import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.topology.JobGraph;
 
 /**

@@ -2,7 +2,7 @@ package io.railyard.benchmarks;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -10,8 +10,8 @@ import io.railyard.failover.ReleaseListener;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
-import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.RegionInputs;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import java.time.Duration;
 

@@ -5,7 +5,7 @@ import io.railyard.failover.PartitionAvailability;
 import io.railyard.failover.RegionFailover;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
+import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.topology.JobGraph;
 import it.unimi.dsi.fastutil.ints.IntArrays;
 import java.io.FilterWriter;

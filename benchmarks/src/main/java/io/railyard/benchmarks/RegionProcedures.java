@@ -2,10 +2,10 @@ package io.railyard.benchmarks;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionDeployer;
-import io.railyard.regions.RegionInputs;
-import io.railyard.regions.RegionSchedulingStrategy;
 import io.railyard.regions.TaskRangeCursor;
+import io.railyard.regions.scheduling.RegionDeployer;
+import io.railyard.regions.scheduling.RegionInputs;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 
 /**

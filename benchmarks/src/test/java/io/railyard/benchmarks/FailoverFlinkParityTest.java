@@ -12,7 +12,7 @@ import io.railyard.failover.RegionFailover;
 import io.railyard.failover.RestartSet;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
+import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.RandomJobGraphs;
 import java.util.ArrayList;

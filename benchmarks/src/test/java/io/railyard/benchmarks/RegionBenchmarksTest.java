@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.benchmarks.ReferenceJobs.Shape;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

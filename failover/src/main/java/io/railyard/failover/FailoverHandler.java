@@ -4,8 +4,8 @@ import static com.google.common.base.Preconditions.checkElementIndex;
 import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
-import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.RegionInputs;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import java.lang.System.Logger.Level;
 

@@ -4,8 +4,8 @@ import static com.google.common.base.Preconditions.checkElementIndex;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
 import io.railyard.regions.TaskRangeCursor;
+import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import java.util.Arrays;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
-import io.railyard.regions.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.RegionInputs;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ReadmeJob;
 import it.unimi.dsi.fastutil.ints.IntArrayList;

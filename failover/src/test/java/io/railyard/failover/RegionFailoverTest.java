@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.RegionInputs;
+import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
 import static io.railyard.topology.DistributionPattern.POINTWISE;
@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

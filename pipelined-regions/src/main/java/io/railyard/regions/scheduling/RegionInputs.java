@@ -1,8 +1,10 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import static com.google.common.base.Preconditions.checkElementIndex;
 
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.IntArrayList;

@@ -1,4 +1,4 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 /**
  * Where the {@link RegionSchedulingStrategy} sends regions that became schedulable: the scheduler

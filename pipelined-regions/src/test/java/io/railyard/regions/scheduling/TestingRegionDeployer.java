@@ -1,4 +1,4 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.function.IntConsumer;

@@ -1,4 +1,4 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import java.util.BitSet;
 

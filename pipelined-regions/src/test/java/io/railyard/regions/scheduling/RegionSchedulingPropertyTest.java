@@ -1,8 +1,10 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.NaiveConnections;
 import io.railyard.topology.RandomJobGraphs;

@@ -1,9 +1,11 @@
-package io.railyard.regions;
+package io.railyard.regions.scheduling;
 
 import static com.google.common.base.Preconditions.checkElementIndex;
 import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.ResultPartitionType;
