@@ -40,9 +40,12 @@ import io.railyard.topology.ResultPartitionType;
  * offsets) and a {@link RangeTable} of groups per edge, so its size depends only on the number of
  * job edges: at 10k × 10k or 100k × 100k it is a few hundred bytes on top of the job graph. Every
  * query is arithmetic on that record. Queries that start from a task, partition or group first find
- * its job vertex, dataset or edge by binary search, O(log V), O(log D) or O(log E), which is
- * independent of parallelism; the {@code ...OnEdge} variants take the edge and are O(1). No query
- * allocates. Ranges come back as {@link PackedRange} longs.
+ * its job vertex, dataset or edge with a {@link RangeTable#indexOf(int)} lookup, independent of
+ * parallelism: O(1) for up to 512 job vertices, datasets or edges of comparable size (parallelism,
+ * producer parallelism, number of groups), O(log V), O(log D) or O(log E) at worst. An ALL_TO_ALL
+ * edge has one group and a POINTWISE edge {@code min(P, C)}, so a job mixing both can reach the
+ * O(log E) case for the groups of its all-to-all edges. The {@code ...OnEdge} variants take the
+ * edge and are O(1). No query allocates. Ranges come back as {@link PackedRange} longs.
  *
  * <p>Immutable and safe to share between threads.
  */
@@ -123,17 +126,26 @@ public final class ExecutionTopology {
         return groupsOfEdge.start(e);
     }
 
-    /** The edge that group {@code group} belongs to. O(log E), no allocation. */
+    /**
+     * The edge that group {@code group} belongs to. O(1) for up to 512 edges with comparable
+     * numbers of groups, O(log E) at worst (class notes); no allocation.
+     */
     public int edgeOfGroup(int group) {
         return groupsOfEdge.indexOf(group);
     }
 
-    /** The result-partition type of the partitions in group {@code group}. O(log E). */
+    /**
+     * The result-partition type of the partitions in group {@code group}. O(1) for up to 512 edges
+     * with comparable numbers of groups, O(log E) at worst; no allocation.
+     */
     public ResultPartitionType resultType(int group) {
         return graph.edgeResultType(edgeOfGroup(group));
     }
 
-    /** The partition ids of group {@code group} as a {@link PackedRange}. O(log E), no alloc. */
+    /**
+     * The partition ids of group {@code group} as a {@link PackedRange}. O(1) for up to 512 edges
+     * with comparable numbers of groups, O(log E) at worst; no allocation.
+     */
     public long partitionRange(int group) {
         int e = edgeOfGroup(group);
         int j = group - groupsOfEdge.start(e);
@@ -150,7 +162,10 @@ public final class ExecutionTopology {
         };
     }
 
-    /** The consumer task ids of group {@code group} as a {@link PackedRange}. O(log E). */
+    /**
+     * The consumer task ids of group {@code group} as a {@link PackedRange}. O(1) for up to 512
+     * edges with comparable numbers of groups, O(log E) at worst; no allocation.
+     */
     public long consumerRange(int group) {
         int e = edgeOfGroup(group);
         int j = group - groupsOfEdge.start(e);
@@ -167,7 +182,10 @@ public final class ExecutionTopology {
         };
     }
 
-    /** The number of task-level connections that group {@code group} stands for. O(log E). */
+    /**
+     * The number of task-level connections that group {@code group} stands for. O(1) for up to 512
+     * edges with comparable numbers of groups, O(log E) at worst; no allocation.
+     */
     public long numConnections(int group) {
         return (long) PackedRange.size(partitionRange(group))
                 * PackedRange.size(consumerRange(group));
@@ -176,12 +194,18 @@ public final class ExecutionTopology {
     // ---------------------------------------------------------------------------------------
     // From a consumer task
 
-    /** The number of groups task {@code task} consumes: one per input edge. O(log V). */
+    /**
+     * The number of groups task {@code task} consumes: one per input edge. O(1) for up to 512 job
+     * vertices of comparable parallelism, O(log V) at worst; no allocation.
+     */
     public int numConsumedGroups(int task) {
         return graph.numInputEdges(graph.vertexOfTask(task));
     }
 
-    /** The group that task {@code task} consumes through input {@code k}. O(log V). */
+    /**
+     * The group that task {@code task} consumes through input {@code k}. O(1) for up to 512 job
+     * vertices of comparable parallelism, O(log V) at worst; no allocation.
+     */
     public int consumedGroup(int task, int k) {
         int v = graph.vertexOfTask(task);
         return consumedGroupOnEdge(graph.inputEdge(v, k), task - graph.firstTask(v));
@@ -205,19 +229,27 @@ public final class ExecutionTopology {
     // ---------------------------------------------------------------------------------------
     // From a partition
 
-    /** The task that produces partition {@code partition}. O(log D). */
+    /**
+     * The task that produces partition {@code partition}. O(1) for up to 512 datasets whose
+     * producers have comparable parallelism, O(log D) at worst; no allocation.
+     */
     public int producerTask(int partition) {
         return graph.producerTask(partition);
     }
 
-    /** The number of groups that read partition {@code partition}: one per consumer edge. */
+    /**
+     * The number of groups that read partition {@code partition}: one per consumer edge. O(1) for
+     * up to 512 datasets whose producers have comparable parallelism, O(log D) at worst; no
+     * allocation.
+     */
     public int numConsumerGroups(int partition) {
         return graph.numConsumerEdges(graph.dataSetOfPartition(partition));
     }
 
     /**
      * The group through which the {@code k}-th consumer edge of its dataset reads partition {@code
-     * partition}. O(log D).
+     * partition}. O(1) for up to 512 datasets whose producers have comparable parallelism, O(log D)
+     * at worst; no allocation.
      */
     public int consumerGroup(int partition, int k) {
         int d = graph.dataSetOfPartition(partition);

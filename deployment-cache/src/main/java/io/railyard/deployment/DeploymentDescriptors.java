@@ -26,10 +26,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Cost</h2>
  *
- * A descriptor costs O(its produced datasets × consumer edges + input edges) plus, for each input
- * group not cached yet, O(the group's partitions) to encode it. At 10k × 10k all-to-all, the one
- * group is encoded once for all 10,000 consumers. Memory: two references per group. Not
- * thread-safe: the JobManager's main thread.
+ * A descriptor costs O(its produced datasets × consumer edges + input edges), each step O(1) for up
+ * to 512 job vertices and edges of comparable size and at worst a job-vertex or edge lookup (O(log
+ * V), O(log E)), plus, for each input group not cached yet, O(the group's partitions) to encode it.
+ * At 10k × 10k all-to-all, the one group is encoded once for all 10,000 consumers. Memory: two
+ * references per group. Not thread-safe: the JobManager's main thread.
  */
 public final class DeploymentDescriptors implements AutoCloseable {
     private final JobId job;
@@ -121,7 +122,9 @@ public final class DeploymentDescriptors implements AutoCloseable {
 
     /**
      * Partition {@code partition} got a new producer attempt or was released: the cache entries of
-     * every group holding it are dropped, with their blob references. O(consumer edges).
+     * every group holding it are dropped, with their blob references. O(consumer edges) after a
+     * dataset lookup (O(1) for up to 512 datasets whose producers have comparable parallelism,
+     * O(log D) at worst).
      *
      * @throws IOException if releasing a blob fails
      */

@@ -40,8 +40,9 @@ import java.lang.System.Logger.Level;
  * back, and the caller has nothing to cancel for them.
  *
  * <p>Not thread-safe: the JobManager's main thread only (the scheduling strategy asserts it). A
- * failure costs what {@link RegionFailover} costs plus O(restarted regions); a finished task O(1)
- * plus the consequences in the strategy and the release tracking.
+ * failure costs what {@link RegionFailover} costs plus O(restarted regions); a finished task a
+ * region lookup (O(1) for up to 512 job vertices of comparable parallelism, O(log V) at worst) plus
+ * the consequences in the strategy and the release tracking.
  */
 public final class FailoverHandler {
     private static final System.Logger LOG = System.getLogger(FailoverHandler.class.getName());
@@ -79,7 +80,11 @@ public final class FailoverHandler {
         this.attempt = new int[regions.numRegions()];
     }
 
-    /** The current attempt number of task {@code task} (that of its region). O(log V). */
+    /**
+     * The current attempt number of task {@code task} (that of its region). O(1) for up to 512 job
+     * vertices of comparable parallelism, O(log V) at worst ({@link
+     * PipelinedRegions#regionOf(int)}); no allocation.
+     */
     public int attempt(int task) {
         checkElementIndex(task, graph.numTasks(), "task");
         return attempt[regions.regionOf(task)];

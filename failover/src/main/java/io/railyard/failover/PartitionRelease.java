@@ -30,10 +30,13 @@ import org.jspecify.annotations.Nullable;
  *
  * A counter of unfinished consumer regions per group, of unfinished tasks per region, and — only
  * for datasets with several consumer vertices — of unreleasable groups per partition. Building is
- * O(regions + groups + consumers); a finished task is O(1) unless it finishes its region, which
- * costs O(the region's task ranges × input edges + groups that become releasable + their
- * partitions). Not thread-safe: feed it from the JobManager's main thread. Events of stale attempts
- * must be dropped before they get here (the failover handler does).
+ * O(regions + groups + consumers); a finished task is one region lookup ({@link
+ * PipelinedRegions#regionOf(int)}: O(1) for up to 512 job vertices of comparable parallelism, O(log
+ * V) at worst) unless it finishes its region, which costs O(the region's task ranges × input edges
+ * + groups that become releasable + their partitions), each step O(1) for comparable sizes and at
+ * worst a job-vertex or edge lookup, O(log V) or O(log E). Not thread-safe: feed it from the
+ * JobManager's main thread. Events of stale attempts must be dropped before they get here (the
+ * failover handler does).
  */
 public final class PartitionRelease {
     private final PipelinedRegions regions;
@@ -167,7 +170,11 @@ public final class PartitionRelease {
         finishedTasks.set(0, graph.numTasks());
     }
 
-    /** Whether every consumer region of group {@code group} has finished. O(1). */
+    /**
+     * Whether every consumer region of group {@code group} has finished. O(1) for up to 512 edges
+     * with comparable numbers of groups, O(log E) at worst ({@link
+     * ExecutionTopology#edgeOfGroup(int)}).
+     */
     public boolean isReleasable(int group) {
         checkElementIndex(group, topology.numGroups(), "group");
         return tracked[graph.edgeDataSet(topology.edgeOfGroup(group))]

@@ -50,9 +50,10 @@ import org.jspecify.annotations.Nullable;
  * when they occur. The blocking reference job at 10k × 10k, 20,000 singleton regions, is two
  * ALIGNED blocks: a few hundred bytes.
  *
- * <p>Region of a task: O(log V) (finding the job vertex), O(1) given the vertex and subtask. Tasks
- * of a region: O(result) through a {@link TaskRangeCursor}. Immutable and safe to share between
- * threads.
+ * <p>Region of a task: finding its job vertex ({@link JobGraph#vertexOfTask(int)}: O(1) for up to
+ * 512 job vertices of comparable parallelism, O(log V) at worst), then O(1) given the vertex and
+ * subtask; no allocation. Tasks of a region: O(result) through a {@link TaskRangeCursor}. Immutable
+ * and safe to share between threads.
  */
 public final class PipelinedRegions {
     static final byte WHOLE = 0;
@@ -145,7 +146,10 @@ public final class PipelinedRegions {
         return numRegions;
     }
 
-    /** The region of task {@code task}. O(log V), no allocation. */
+    /**
+     * The region of task {@code task}. O(1) for up to 512 job vertices of comparable parallelism,
+     * O(log V) at worst (finding the job vertex); no allocation.
+     */
     public int regionOf(int task) {
         int v = graph.vertexOfTask(task);
         return regionOf(v, task - graph.firstTask(v));
@@ -167,7 +171,11 @@ public final class PipelinedRegions {
         return region;
     }
 
-    /** The number of tasks in region {@code region}. O(pre-regions merged into it). */
+    /**
+     * The number of tasks in region {@code region}. O(pre-regions merged into it + job vertices of
+     * a region that is a whole logical region), each pre-region a block lookup: O(1) for up to 512
+     * blocks of comparable region counts, O(log V) at worst.
+     */
     public int numTasks(int region) {
         checkElementIndex(region, numRegions, "region");
         if (preRegionSlotsOfRegion == null || preRegionsOfRegion == null) {

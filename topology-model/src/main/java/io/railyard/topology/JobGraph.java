@@ -33,9 +33,12 @@ import java.util.OptionalInt;
  *
  * The graph stores a handful of arrays indexed by job vertex, dataset and edge, and nothing per
  * task or partition: task and partition ids are implied by {@link RangeTable}s. Mapping a task to
- * its job vertex (or a partition to its dataset) is a binary search over the job vertices, O(log
- * V), independent of parallelism. Everything else is O(1). No accessor allocates, except the ones
- * that return names built for people ({@link #taskName(int)}) or fresh arrays.
+ * its job vertex (or a partition to its dataset) is a {@link RangeTable#indexOf(int)} lookup,
+ * independent of parallelism: O(1) for up to 512 job vertices (datasets) of comparable parallelism
+ * (producer parallelism), O(log V) (O(log D)) at worst. Everything else is O(1). No accessor
+ * allocates, except the ones that return names built for people ({@link #taskName(int)}, {@link
+ * #describeEdge(int)}), fresh arrays, or an {@link OptionalInt} ({@link #findVertex(String)},
+ * {@link #maxParallelism(int)}).
  *
  * <p>Accessors check their int arguments and throw {@link IndexOutOfBoundsException} naming the
  * kind of id. Instances are immutable and safe to share between threads.
@@ -194,14 +197,17 @@ public final class JobGraph {
         return tasksOfVertex.start(v) + subtask;
     }
 
-    /** The job vertex of task {@code task}. O(1) for comparable parallelisms, O(log V) at worst. */
+    /**
+     * The job vertex of task {@code task}. O(1) for up to 512 job vertices of comparable
+     * parallelism, O(log V) at worst ({@link RangeTable#indexOf(int)}); no allocation.
+     */
     public int vertexOfTask(int task) {
         return tasksOfVertex.indexOf(task);
     }
 
     /**
-     * The subtask index of task {@code task} within its job vertex. O(1) for comparable
-     * parallelisms, O(log V) at worst.
+     * The subtask index of task {@code task} within its job vertex. O(1) for up to 512 job vertices
+     * of comparable parallelism, O(log V) at worst; no allocation.
      */
     public int subtaskIndex(int task) {
         return task - tasksOfVertex.start(tasksOfVertex.indexOf(task));
@@ -305,17 +311,26 @@ public final class JobGraph {
         return partitionsOfDataSet.range(d);
     }
 
-    /** The dataset of partition {@code p}. O(log D). */
+    /**
+     * The dataset of partition {@code p}. O(1) for up to 512 datasets whose producers have
+     * comparable parallelism, O(log D) at worst ({@link RangeTable#indexOf(int)}); no allocation.
+     */
     public int dataSetOfPartition(int p) {
         return partitionsOfDataSet.indexOf(p);
     }
 
-    /** The index of partition {@code p} within its dataset (its producer's subtask). O(log D). */
+    /**
+     * The index of partition {@code p} within its dataset (its producer's subtask). O(1) for up to
+     * 512 datasets whose producers have comparable parallelism, O(log D) at worst; no allocation.
+     */
     public int partitionIndex(int p) {
         return p - partitionsOfDataSet.start(partitionsOfDataSet.indexOf(p));
     }
 
-    /** The task that produces partition {@code p}. O(log D). */
+    /**
+     * The task that produces partition {@code p}. O(1) for up to 512 datasets whose producers have
+     * comparable parallelism, O(log D) at worst; no allocation.
+     */
     public int producerTask(int p) {
         int d = partitionsOfDataSet.indexOf(p);
         return tasksOfVertex.start(dataSetProducer[d]) + (p - partitionsOfDataSet.start(d));

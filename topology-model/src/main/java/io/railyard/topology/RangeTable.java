@@ -15,9 +15,12 @@ import java.util.Arrays;
  *
  * <p>Range bounds are O(1). {@link #indexOf(int)} first looks up a bucket index (at most {@code
  * min(2n, 1024) + 2} more ints: buckets of equal power-of-two width, each remembering the range its
- * first element falls in) and then binary-searches only the ranges that meet the bucket: O(1) for
- * up to 512 ranges of comparable size, as for the tasks of job vertices with comparable
- * parallelism, and O(log n) at worst. Nothing allocates after construction.
+ * first element falls in) and then binary-searches only the ranges that meet the value's bucket.
+ * With {@code n <= 512} ranges none smaller than {@code 1/c} of the mean size, a bucket meets at
+ * most {@code c + 1} ranges, so the lookup is O(1) for ranges of comparable size — the tasks of up
+ * to 512 job vertices of comparable parallelism. With more ranges of comparable size it is
+ * O(log(c·n / 512)); with very unequal sizes (many small ranges sharing a bucket) O(log n) at
+ * worst. Nothing allocates after construction.
  */
 public final class RangeTable {
     private static final int MAX_BUCKETS = 1024;
@@ -116,7 +119,8 @@ public final class RangeTable {
     }
 
     /**
-     * The index of the range that contains {@code value}. O(log n), no allocation.
+     * The index of the range that contains {@code value}. O(1) for up to 512 ranges of comparable
+     * size, O(log n) at worst (see the class notes); no allocation.
      *
      * @throws IndexOutOfBoundsException if {@code value} is not in {@code [0, total())}
      */
@@ -136,6 +140,16 @@ public final class RangeTable {
             }
         }
         return lo;
+    }
+
+    /**
+     * How many ranges {@link #indexOf(int)} binary-searches for {@code value}: those that meet its
+     * bucket. O(1). For tests of the complexity stated in the class notes.
+     */
+    int rangesSearched(int value) {
+        checkElementIndex(value, total(), "element");
+        int bucket = value >>> shift;
+        return rangeOfBucket[bucket + 1] - rangeOfBucket[bucket] + 1;
     }
 
     @Override

@@ -52,6 +52,44 @@ class RangeTableTest {
         }
     }
 
+    /**
+     * The class notes' complexity: n <= 512 ranges none smaller than 1/c of the mean meet at most c
+     * + 1 per bucket (O(1)); more such ranges at most c·n/512 + 2 (O(log(c·n/512))).
+     */
+    @Test
+    void indexOf_comparableSizes_searchesAtMostTheStatedNumberOfRanges() {
+        Random random = new Random(13);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + random.nextInt(random.nextBoolean() ? 512 : 4096);
+            int c = 1 << random.nextInt(4);
+            int smallest = 1 + random.nextInt(random.nextBoolean() ? 3 : 500);
+            int[] sizes = new int[n];
+            for (int i = 0; i < n; i++) {
+                sizes[i] = smallest + random.nextInt((c - 1) * smallest + 1); // in [s, c·s]
+            }
+            RangeTable table = RangeTable.ofSizes(sizes);
+            double bound = n <= 512 ? c + 1 : (double) c * n / 512 + 2;
+            for (int probe = 0; probe < 200; probe++) {
+                int value = random.nextInt(table.total());
+                assertThat(table.rangesSearched(value))
+                        .as("n %s, c %s, smallest %s, value %s", n, c, smallest, value)
+                        .isLessThanOrEqualTo((int) bound);
+            }
+        }
+    }
+
+    @Test
+    void indexOf_veryUnequalSizes_searchesAtMostAllRanges() {
+        int[] sizes = new int[100];
+        java.util.Arrays.fill(sizes, 1);
+        sizes[99] = 1_000_000; // 99 one-task vertices share the first bucket
+        RangeTable table = RangeTable.ofSizes(sizes);
+
+        assertThat(table.rangesSearched(0)).isGreaterThan(50).isLessThanOrEqualTo(100);
+        assertThat(table.rangesSearched(500_000)).isEqualTo(1);
+        assertThat(table.indexOf(42)).isEqualTo(42);
+    }
+
     private static int lastNonEmpty(int[] sizes) {
         int i = sizes.length - 1;
         while (sizes[i] == 0) {

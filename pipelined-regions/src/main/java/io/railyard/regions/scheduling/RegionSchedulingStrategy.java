@@ -34,8 +34,10 @@ import org.jspecify.annotations.Nullable;
  * decrements its groups, a group reaching zero decrements its consumer regions, and regions
  * reaching zero enter a queue ordered by topological rank (a bit set over region ids, polled
  * upwards). So an event costs O(its consequences) plus a scan of the queued id span in 64-bit
- * words, and a whole batch job's lifecycle is O(tasks + partitions + groups). Restarts run the same
- * updates backwards, so the counters are exact at every moment.
+ * words, and a whole batch job's lifecycle is O(tasks + partitions + groups), for up to 512 job
+ * vertices and datasets of comparable parallelism; each task and partition event also looks up its
+ * job vertex or dataset, so with very unequal parallelisms add a factor O(log V) or O(log D).
+ * Restarts run the same updates backwards, so the counters are exact at every moment.
  *
  * <h2>Threading</h2>
  *
@@ -133,7 +135,9 @@ public final class RegionSchedulingStrategy {
 
     /**
      * Task {@code task} finished: its BLOCKING partitions become ready, and every region whose
-     * inputs become consumable is deployed, in topological order. O(1 + consequences).
+     * inputs become consumable is deployed, in topological order. O(1 + consequences) for up to 512
+     * job vertices of comparable parallelism; the task's region and vertex lookups are O(log V) at
+     * worst.
      *
      * @throws IndexOutOfBoundsException if {@code task} is not a task id
      * @throws IllegalStateException if the task's region is not scheduled or the task already
