@@ -83,7 +83,8 @@ public interface RestartBackoffPolicy {
      *
      * <p>Keeps the times of the last {@code maxFailuresPerWindow} failures in a ring of {@code
      * long}s that grows by doubling up to that size, so a failure costs O(1) amortised and memory
-     * is 8 bytes per remembered failure. A restart allocates nothing.
+     * is 8 bytes per remembered failure. A restart allocates nothing but that growth: every restart
+     * returns one shared decision.
      *
      * @param maxFailuresPerWindow failures allowed within a window, {@code >= 1}
      * @param window the length of the sliding window, {@code >= 1 ms}

@@ -101,6 +101,15 @@ class FailureRateBackoffTest {
     }
 
     @Test
+    void onFailure_restarts_shareOneDecision() {
+        RestartBackoffPolicy policy = threePerSecond();
+        RestartDecision first = policy.onFailure();
+
+        assertThat(restartsAt(policy, clock, 10)).isTrue();
+        assertThat(policy.onFailure()).isSameAs(first);
+    }
+
+    @Test
     void onFailure_hugeLimit_growsTheRingOnlyAsFailuresArrive() {
         FailureRateBackoff policy =
                 new FailureRateBackoff(Integer.MAX_VALUE, Duration.ofDays(1), Duration.ZERO, clock);

@@ -134,7 +134,7 @@ public final class RegionInputs {
      * Calls {@code action} once for every external consumed partition group of region {@code
      * region}: a non-pipelined group read by a task of the region with at least one partition
      * produced outside it. O(tasks of the region × their input edges + CROSS entries of the groups
-     * met); allocates a set of the result's size.
+     * met); allocates a set of the result's size and a task range cursor.
      */
     public void forEachExternalInputGroup(int region, IntConsumer action) {
         IntOpenHashSet seen = new IntOpenHashSet();
