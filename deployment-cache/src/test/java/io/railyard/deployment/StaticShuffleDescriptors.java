@@ -13,6 +13,9 @@ import java.util.SplittableRandom;
  * (task {@code t} on worker {@code t mod workers}) or at random ({@link #randomPlacement}); every
  * connection index is 0, and each producer attempt starts at 0 and moves with {@link
  * #setProducerAttempt(int, int)}. Memory: two ints per task. Not thread-safe.
+ *
+ * <p>A placement fixture for tests and benchmarks, shipped in this module's test-jar; a real
+ * placement comes from the shuffle layer.
  */
 public final class StaticShuffleDescriptors implements ShuffleDescriptorSource {
     private final JobGraph graph;
