@@ -20,12 +20,16 @@ import org.jgrapht.graph.SimpleGraph;
  * connection that must be consumed pipelined, then strongly connected components of those
  * components over the other connections, each merged. The result is the finest partition of the
  * tasks in which pipelined connections stay inside and the regions form a DAG.
+ *
+ * <p>Shared with the modules above through this module's test-jar, so that their oracles need not
+ * trust the {@link PipelinedRegions} under test. Uses JGraphT, which a user of the test-jar must
+ * have on its test class path; O(connections), small graphs only.
  */
-final class RegionOracle {
+public final class RegionOracle {
     private RegionOracle() {}
 
-    /** The oracle's regions, each a sorted set of task ids. */
-    static Set<Set<Integer>> regions(JobGraph graph) {
+    /** The oracle's regions of {@code graph}, each a sorted set of task ids. */
+    public static Set<Set<Integer>> regions(JobGraph graph) {
         Graph<Integer, DefaultEdge> pipelined = new SimpleGraph<>(DefaultEdge.class);
         for (int t = 0; t < graph.numTasks(); t++) {
             pipelined.addVertex(t);
@@ -69,8 +73,24 @@ final class RegionOracle {
         return regions;
     }
 
-    /** Railyard's regions in the same form. */
-    static Set<Set<Integer>> regions(PipelinedRegions regions) {
+    /**
+     * The region of every task under the oracle, as an array indexed by task id; regions are
+     * numbered {@code 0, 1, ...} in no particular order (compare memberships, not ids).
+     */
+    public static int[] regionOfTask(JobGraph graph) {
+        int[] regionOf = new int[graph.numTasks()];
+        int region = 0;
+        for (Set<Integer> tasks : regions(graph)) {
+            for (int task : tasks) {
+                regionOf[task] = region;
+            }
+            region++;
+        }
+        return regionOf;
+    }
+
+    /** Railyard's regions in the same form as {@link #regions(JobGraph)}. */
+    public static Set<Set<Integer>> regions(PipelinedRegions regions) {
         Set<Set<Integer>> result = new java.util.HashSet<>();
         TaskRangeCursor cursor = regions.newTaskRangeCursor();
         for (int r = 0; r < regions.numRegions(); r++) {
