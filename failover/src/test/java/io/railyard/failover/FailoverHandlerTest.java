@@ -12,8 +12,8 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.time.Duration;
 import java.util.BitSet;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * partitions, back-off exhaustion and release (RELIABILITY.md rows 8–13).
  */
 class FailoverHandlerTest {
-    private final IntArrayList deployed = new IntArrayList();
+    private final TestingRegionDeployer deployer = new TestingRegionDeployer();
     private final BitSet released = new BitSet();
     private int releasedTwice;
     private int failures;
@@ -41,7 +41,7 @@ class FailoverHandlerTest {
 
     private FailoverHandler handler(JobGraph graph, RestartBackoffPolicy policy) {
         RegionInputs inputs = RegionInputs.of(PipelinedRegions.build(ExecutionTopology.of(graph)));
-        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, deployed::add);
+        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, deployer);
         FailoverHandler handler =
                 new FailoverHandler(
                         inputs,
@@ -119,7 +119,7 @@ class FailoverHandlerTest {
         FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
         finishAll(handler, graph, "a");
         finishAll(handler, graph, "b");
-        deployed.clear();
+        deployer.takeDeployed();
         int a1 = graph.task(0, 1);
         int b1 = graph.task(1, 1);
         int c1 = graph.task(2, 1);
@@ -131,11 +131,10 @@ class FailoverHandlerTest {
         PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
         assertThat(handling.restartSet().toTaskArray())
                 .containsExactly(a1, b1, graph.task(2, 0), c1);
-        assertThat(deployed.toIntArray()).containsExactly(regions.regionOf(b1));
-        deployed.clear();
+        assertThat(deployer.takeDeployed()).containsExactly(regions.regionOf(b1));
         handler.onTaskFinished(a1, 1);
         handler.onTaskFinished(b1, 1);
-        assertThat(deployed.toIntArray())
+        assertThat(deployer.takeDeployed())
                 .containsExactly(regions.regionOf(graph.task(2, 0)), regions.regionOf(c1));
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.RegionOracle;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.NaiveConnections;
 import io.railyard.topology.RandomJobGraphs;
@@ -11,16 +12,17 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link PartitionRelease} on random job graphs, tasks finishing in random order and random regions
- * restarting, against a model over every task-level connection: after every event, the partitions
- * released (and not re-armed since) are exactly those whose every consumer task's region has
- * finished, each released once.
+ * {@link PartitionRelease} on random job graphs, tasks finishing in random order and the regions of
+ * random tasks restarting, against a model over every task-level connection and the regions of the
+ * independent {@link RegionOracle}: after every event, the partitions released (and not re-armed
+ * since) are exactly those whose every consumer task's region has finished, each released once.
  */
 class PartitionReleasePropertyTest {
 
@@ -37,6 +39,8 @@ class PartitionReleasePropertyTest {
     private static final class Run {
         private final JobGraph graph;
         private final PipelinedRegions regions;
+        private final int[] oracleRegionOf; // per task: its region under RegionOracle
+        private final int numOracleRegions;
         private final SplittableRandom random;
         private final List<List<Integer>> consumerTasks = new ArrayList<>(); // per partition
         private final BitSet finished = new BitSet();
@@ -49,6 +53,8 @@ class PartitionReleasePropertyTest {
         Run(JobGraph graph, SplittableRandom random) {
             this.graph = graph;
             this.regions = PipelinedRegions.build(ExecutionTopology.of(graph));
+            this.oracleRegionOf = RegionOracle.regionOfTask(graph);
+            this.numOracleRegions = IntStream.of(oracleRegionOf).max().orElse(-1) + 1;
             this.random = random;
             for (int p = 0; p < graph.numPartitions(); p++) {
                 consumerTasks.add(new ArrayList<>());
@@ -73,7 +79,7 @@ class PartitionReleasePropertyTest {
             int restarts = 0;
             while (finished.cardinality() < graph.numTasks()) {
                 if (restarts < 6 && random.nextInt(8) == 0) {
-                    restart(random.nextInt(regions.numRegions()));
+                    restartRegionOf(random.nextInt(graph.numTasks()));
                     restarts++;
                 } else {
                     finishRandomUnfinishedTask();
@@ -95,13 +101,15 @@ class PartitionReleasePropertyTest {
             }
         }
 
-        private void restart(int region) {
+        /** Restarts the region of {@code failed}: the oracle's in the model, the SUT's in it. */
+        private void restartRegionOf(int failed) {
             for (int task = 0; task < graph.numTasks(); task++) {
-                if (regions.regionOf(task) == region) {
+                if (oracleRegionOf[task] == oracleRegionOf[failed]) {
                     finished.clear(task);
                 }
             }
             version++;
+            int region = regions.regionOf(failed);
             release.onRegionsRestarted(region, region);
             for (int p = released.nextSetBit(0); p >= 0; p = released.nextSetBit(p + 1)) {
                 if (!releasable(p)) {
@@ -124,7 +132,7 @@ class PartitionReleasePropertyTest {
                 return false;
             }
             for (int consumer : consumerTasks.get(p)) {
-                if (!regionFinished(regions.regionOf(consumer))) {
+                if (!regionFinished(oracleRegionOf[consumer])) {
                     return false;
                 }
             }
@@ -134,11 +142,11 @@ class PartitionReleasePropertyTest {
         private boolean regionFinished(int region) {
             if (finishedRegions == null || finishedRegionsOf != version) {
                 finishedRegions = new BitSet();
-                finishedRegions.set(0, regions.numRegions());
+                finishedRegions.set(0, numOracleRegions);
                 for (int task = finished.nextClearBit(0);
                         task < graph.numTasks();
                         task = finished.nextClearBit(task + 1)) {
-                    finishedRegions.clear(regions.regionOf(task));
+                    finishedRegions.clear(oracleRegionOf[task]);
                 }
                 finishedRegionsOf = version;
             }

@@ -6,9 +6,9 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
+import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ReadmeJob;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -19,9 +19,9 @@ class ReadmeSampleTest {
     void readmeSample_runsAsDocumented() {
         JobGraph graph = ReadmeJob.graph();
         int sink7 = graph.task(graph.vertexId("sink"), 7);
-        IntArrayList deployed = new IntArrayList();
+        TestingRegionDeployer deployer = new TestingRegionDeployer();
         RegionInputs inputs = RegionInputs.of(PipelinedRegions.build(ExecutionTopology.of(graph)));
-        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, deployed::add);
+        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, deployer);
 
         FailoverHandler failover =
                 new FailoverHandler(
@@ -33,14 +33,16 @@ class ReadmeSampleTest {
         for (int task = 0; task < graph.firstTask(graph.vertexId("sink")); task++) {
             failover.onTaskFinished(task, 0); // sources and maps: the 10,000 sinks deploy
         }
+        int deployedBeforeTheFailure = deployer.takeDeployed().length;
         FailureHandling handling = failover.onTaskFailed(sink7, 0, -1);
         // ... cancel handling.restartSet(), wait handling.delayMillis(), then:
         failover.restart(handling);
 
+        assertThat(deployedBeforeTheFailure).isEqualTo(4_000 + 10_000);
         assertThat(handling.restartSet().toTaskArray()).containsExactly(sink7);
         assertThat(handling.delayMillis()).isEqualTo(1_000);
         assertThat(failover.attempt(sink7)).isEqualTo(1);
-        assertThat(deployed.getInt(deployed.size() - 1))
-                .isEqualTo(inputs.regions().regionOf(sink7)); // redeployed at once
+        assertThat(deployer.takeDeployed())
+                .containsExactly(inputs.regions().regionOf(sink7)); // redeployed at once
     }
 }

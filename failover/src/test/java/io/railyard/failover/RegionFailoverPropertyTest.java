@@ -15,9 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link RegionFailover} against {@link RestartOracle} on random job graphs (every pattern and
- * type, P up to 64), for random failed tasks and random partition availability, with one reused
- * {@link RestartSet} per graph so that stale contents would show.
+ * {@link RegionFailover} against {@link RestartOracle} (the FLIP-1 rules over every task-level
+ * connection and JGraphT's regions) on random job graphs (every pattern and type, P up to 64), for
+ * random failed tasks and random partition availability, with one reused {@link RestartSet} per
+ * graph so that stale contents would show.
  */
 class RegionFailoverPropertyTest {
 
@@ -30,7 +31,7 @@ class RegionFailoverPropertyTest {
     void restartSets_equalTheOracle(long seed) {
         JobGraph graph = RandomJobGraphs.generate(seed);
         PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
-        RestartOracle oracle = new RestartOracle(regions);
+        RestartOracle oracle = new RestartOracle(graph);
         SplittableRandom random = new SplittableRandom(seed);
         BitSet available = new BitSet();
         PartitionAvailability availability =

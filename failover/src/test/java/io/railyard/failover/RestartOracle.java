@@ -1,6 +1,6 @@
 package io.railyard.failover;
 
-import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.RegionOracle;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.NaiveConnections;
 import java.util.ArrayDeque;
@@ -10,19 +10,25 @@ import java.util.List;
 import java.util.function.IntPredicate;
 
 /**
- * The region failover rules applied to every task-level connection of the expanded task graph: an
- * independent oracle for {@link RegionFailover}. O(connections) per query; small graphs only.
+ * The region failover rules applied to every task-level connection of the expanded task graph, over
+ * the regions of the independent {@link RegionOracle} (JGraphT on the same expanded graph), so that
+ * nothing of the code under test — not even its {@code PipelinedRegions} — shapes the expected
+ * answer: an oracle for {@link RegionFailover}. O(connections) per query; small graphs only.
  */
 final class RestartOracle {
     private final JobGraph graph;
-    private final PipelinedRegions regions;
+    private final int[] regionOfTask; // the oracle's regions, numbered arbitrarily
     private final List<List<int[]>> inputsOfRegion = new ArrayList<>(); // {producer region, p}
     private final List<BitSet> consumersOfRegion = new ArrayList<>();
 
-    RestartOracle(PipelinedRegions regions) {
-        this.regions = regions;
-        this.graph = regions.topology().jobGraph();
-        for (int r = 0; r < regions.numRegions(); r++) {
+    RestartOracle(JobGraph graph) {
+        this.graph = graph;
+        this.regionOfTask = RegionOracle.regionOfTask(graph);
+        int numRegions = 0;
+        for (int region : regionOfTask) {
+            numRegions = Math.max(numRegions, region + 1);
+        }
+        for (int r = 0; r < numRegions; r++) {
             inputsOfRegion.add(new ArrayList<>());
             consumersOfRegion.add(new BitSet());
         }
@@ -30,8 +36,8 @@ final class RestartOracle {
                 graph,
                 (edge, partition, consumer) -> {
                     int producerRegion =
-                            regions.regionOf(NaiveConnections.producerTask(graph, partition));
-                    int consumerRegion = regions.regionOf(consumer);
+                            regionOfTask[NaiveConnections.producerTask(graph, partition)];
+                    int consumerRegion = regionOfTask[consumer];
                     inputsOfRegion.get(consumerRegion).add(new int[] {producerRegion, partition});
                     consumersOfRegion.get(producerRegion).set(consumerRegion);
                 });
@@ -41,7 +47,7 @@ final class RestartOracle {
     int[] tasksToRestart(int failedTask, IntPredicate available) {
         BitSet restart = new BitSet();
         ArrayDeque<Integer> work = new ArrayDeque<>();
-        int failedRegion = regions.regionOf(failedTask);
+        int failedRegion = regionOfTask[failedTask];
         restart.set(failedRegion);
         work.add(failedRegion);
         while (!work.isEmpty()) {
@@ -64,7 +70,7 @@ final class RestartOracle {
             }
         }
         return java.util.stream.IntStream.range(0, graph.numTasks())
-                .filter(task -> restart.get(regions.regionOf(task)))
+                .filter(task -> restart.get(regionOfTask[task]))
                 .toArray();
     }
 }
