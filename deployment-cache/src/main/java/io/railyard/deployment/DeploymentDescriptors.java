@@ -65,7 +65,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
      *
      * @throws IndexOutOfBoundsException if {@code task} is not a task id
      * @throws IllegalArgumentException if {@code attempt} is negative
-     * @throws IOException if offloading a group to the blob store fails
+     * @throws IOException if offloading a group to the blob store fails (naming the group and the
+     *     store's error); groups cached before stay cached, the failed one is not
      */
     public TaskDeploymentDescriptor create(int task, int attempt) throws IOException {
         checkElementIndex(task, graph.numTasks(), "task");
@@ -108,16 +109,36 @@ public final class DeploymentDescriptors implements AutoCloseable {
         }
         GroupDescriptors.Encoded encoded =
                 GroupDescriptors.encode(topology, g, source, options.compress());
-        encodedGroups++;
-        encodedBytes += encoded.bytes().length;
-        rawBytes += encoded.rawPayloadBytes();
         int consumers = PackedRange.size(topology.consumerRange(g));
         input =
                 options.offloads(encoded.descriptors(), consumers, encoded.bytes().length)
-                        ? InputDescriptor.offloaded(g, blobs.put(job, encoded.bytes()))
+                        ? InputDescriptor.offloaded(g, offload(g, encoded))
                         : InputDescriptor.inline(g, encoded.bytes());
+        // Counted and cached only once nothing can fail any more: a failed put leaves no trace.
+        encodedGroups++;
+        encodedBytes += encoded.bytes().length;
+        rawBytes += encoded.rawPayloadBytes();
         cached[g] = input;
         return input;
+    }
+
+    /** Puts group {@code g}'s encoding into the blob store; a failure names the group. */
+    private BlobKey offload(int g, GroupDescriptors.Encoded encoded) throws IOException {
+        try {
+            return blobs.put(job, encoded.bytes());
+        } catch (IOException e) {
+            throw new IOException(
+                    String.format(
+                            "offloading the shuffle descriptors of group %s (%s descriptors, %s"
+                                    + " bytes; edge %s) to the blob store failed: %s; the group is"
+                                    + " not cached and the next descriptor that reads it retries",
+                            g,
+                            encoded.descriptors(),
+                            encoded.bytes().length,
+                            graph.describeEdge(topology.edgeOfGroup(g)),
+                            e.getMessage()),
+                    e);
+        }
     }
 
     /**
@@ -126,20 +147,52 @@ public final class DeploymentDescriptors implements AutoCloseable {
      * dataset lookup (O(1) for up to 512 datasets whose producers have comparable parallelism,
      * O(log D) at worst).
      *
-     * @throws IOException if releasing a blob fails
+     * <p>Every entry is dropped even when releasing a blob fails, so that no descriptor is built
+     * from stale shuffle descriptors; a reference that could not be released stays with the job
+     * until {@link #close()}.
+     *
+     * @throws IOException if releasing a blob fails (naming the group and the blob; further
+     *     failures are suppressed into the first)
      */
     public void invalidatePartition(int partition) throws IOException {
         checkElementIndex(partition, graph.numPartitions(), "partition");
         int d = graph.dataSetOfPartition(partition);
         int index = partition - graph.firstPartition(d);
+        IOException failure = null;
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             InputDescriptor input = cached[g];
             cached[g] = null;
             if (input != null && input.isOffloaded()) {
-                blobs.release(job, input.blobKey());
+                try {
+                    blobs.release(job, input.blobKey());
+                } catch (IOException e) {
+                    IOException named = releaseFailed(partition, g, input.blobKey(), e);
+                    if (failure == null) {
+                        failure = named;
+                    } else {
+                        failure.addSuppressed(named);
+                    }
+                }
             }
         }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private IOException releaseFailed(int partition, int g, BlobKey key, IOException cause) {
+        return new IOException(
+                String.format(
+                        "releasing blob %s of group %s (edge %s) after partition %s was"
+                                + " invalidated failed: %s; the entry is dropped and the job keeps"
+                                + " the reference until close()",
+                        key,
+                        g,
+                        graph.describeEdge(topology.edgeOfGroup(g)),
+                        partition,
+                        cause.getMessage()),
+                cause);
     }
 
     /** Whether group {@code group} is cached (inline or offloaded). O(1). */
@@ -148,17 +201,23 @@ public final class DeploymentDescriptors implements AutoCloseable {
         return cached[group] != null;
     }
 
-    /** Groups encoded so far (re-encodings after invalidation included). */
+    /**
+     * Groups encoded and cached so far (re-encodings after invalidation included; an encoding whose
+     * offload failed is not counted).
+     */
     public long encodedGroups() {
         return encodedGroups;
     }
 
-    /** Bytes of all group encodings so far, as framed (compressed when it paid). */
+    /**
+     * Bytes of the encodings counted by {@link #encodedGroups()}, as framed (compressed if
+     * smaller).
+     */
     public long encodedBytes() {
         return encodedBytes;
     }
 
-    /** Bytes of all group payloads so far before compression. */
+    /** Bytes of the encodings counted by {@link #encodedGroups()} before compression. */
     public long rawBytes() {
         return rawBytes;
     }
