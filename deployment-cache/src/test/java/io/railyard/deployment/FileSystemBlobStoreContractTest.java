@@ -277,7 +277,7 @@ abstract class FileSystemBlobStoreContractTest {
         assertThat(store.numReferences()).isZero();
     }
 
-    // ---- corruption (RELIABILITY 15) ----
+    // ---- corruption (ARCHITECTURE.md, Reliability row 15) ----
 
     @Test
     void get_flippedByte_throwsCorruptBlob_deletesIt_andPutRepairsIt() throws IOException {
@@ -354,7 +354,7 @@ abstract class FileSystemBlobStoreContractTest {
         assertHoldsExactly(small);
     }
 
-    // ---- links and other entries in the store (RELIABILITY 16) ----
+    // ---- links and other entries in the store (ARCHITECTURE.md, Reliability row 16) ----
 
     @Test
     void get_symlinkInPlaceOfBlob_isRejectedUnread_targetUntouched() throws IOException {
@@ -427,7 +427,7 @@ abstract class FileSystemBlobStoreContractTest {
         Files.delete(store.blobPath(key));
     }
 
-    // ---- startup (RELIABILITY 17, 31) ----
+    // ---- startup (ARCHITECTURE.md, Reliability rows 17 and 31) ----
 
     @Test
     void open_afterCrash_deletesStaleTempFilesAndUnreferencedBlobs() throws IOException {

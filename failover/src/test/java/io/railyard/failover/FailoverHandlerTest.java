@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The failover handler end to end with the scheduling strategy: attempts and stale events, lost
- * partitions, back-off exhaustion and release (RELIABILITY.md rows 8–13).
+ * partitions, back-off exhaustion and release (ARCHITECTURE.md, Reliability rows 8–13).
  */
 class FailoverHandlerTest {
     private final TestingRegionDeployer deployer = new TestingRegionDeployer();

@@ -25,10 +25,13 @@ import org.jspecify.annotations.Nullable;
  *       whose internal edges are all POINTWISE is split at task level (union-find over task ids
  *       along its pipelined groups); if all its vertices have the same parallelism, subtask {@code
  *       i} of every vertex forms region {@code i} without any union-find.
- *   <li>Regions on a cycle of non-pipelined connections (the diamond of DESIGN.md §2, or blocking
- *       edges going back and forth between logical regions) are merged: strongly connected
- *       components over a graph of regions and consumed partition groups, never over task-level
- *       connections.
+ *   <li>Regions on a cycle of non-pipelined connections are merged: strongly connected components
+ *       over a graph of regions and consumed partition groups, never over task-level connections.
+ *       The classic case is the diamond A→B→C (PIPELINED, POINTWISE) plus A→C (BLOCKING,
+ *       ALL_TO_ALL), all P = 2, whose regions [A#0, B#0, C#0] and [A#1, B#1, C#1] each wait for the
+ *       other's blocking output (rule 2 already makes that one region, as Flink does, since A→C is
+ *       an all-to-all edge inside the logical region); blocking edges going back and forth between
+ *       logical regions make cycles only this rule catches.
  * </ol>
  *
  * Within one logical region this equals Apache Flink's regions; Flink does not merge cycles that

@@ -60,7 +60,7 @@ class PipelinedRegionsTest {
     }
 
     @Test
-    void diamond_ofDesign2_isMergedIntoOneRegion() {
+    void diamond_pipelinedChainPlusBlockingShortcut_isMergedIntoOneRegion() {
         // A->B->C pipelined pointwise, A->C blocking all-to-all, P = 2: {A0,B0,C0} and
         // {A1,B1,C1} each wait for the other's blocking output unless merged.
         JobGraph diamond =
