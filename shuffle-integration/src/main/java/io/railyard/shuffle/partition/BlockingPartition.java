@@ -3,7 +3,6 @@ package io.railyard.shuffle.partition;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -108,13 +107,8 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     /** The data file holding {@code subpartition}. */
     abstract Path dataFile(int subpartition);
 
-    /**
-     * Points {@code channel} at its section of {@code region}, reading the index if needed.
-     *
-     * @param entry a 16-byte scratch buffer owned by the calling IO thread
-     */
-    abstract void loadSection(ChannelReader channel, int region, ByteBuffer entry)
-            throws IOException;
+    /** Points {@code channel} at its section of {@code region}, reading the index if needed. */
+    abstract void loadSection(ChannelReader channel, int region) throws IOException;
 
     void closeReadChannels() {}
 
