@@ -1,7 +1,5 @@
 package io.railyard.shuffle.partition;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -91,14 +89,20 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
         checkSubpartition(name, numSubpartitions, subpartition);
     }
 
-    /** Checks that {@code subpartition} is one of partition {@code name}'s {@code n}. */
+    /**
+     * Checks that {@code subpartition} is one of partition {@code name}'s {@code n}. Allocates
+     * nothing when it passes (it runs per record).
+     */
     static void checkSubpartition(String name, int n, int subpartition) {
-        checkArgument(
-                subpartition >= 0 && subpartition < n,
-                "subpartition of '%s' must be in [0, %s), was %s",
-                name,
-                n,
-                subpartition);
+        if (subpartition < 0 || subpartition >= n) { // not checkArgument: it would box n and s
+            throw new IllegalArgumentException(
+                    "subpartition of '"
+                            + name
+                            + "' must be in [0, "
+                            + n
+                            + "), was "
+                            + subpartition);
+        }
     }
 
     /** Regions a reader walks (1 for hash files). */

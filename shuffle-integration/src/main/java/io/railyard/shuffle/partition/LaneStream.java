@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * Writes the records of one lane into a run of frames: each record is a varint length followed by
  * its bytes, split across frames where it does not fit. Frames are packed back to back in the page
  * being filled; a full page goes to a {@link FrameOutput}, which hands back the page to fill next.
- * Not thread-safe; no allocation per record.
+ * Not thread-safe; no allocation per record (sealing a frame allocates nothing with native LZ4, see
+ * {@link FrameCodec}).
  */
 final class LaneStream {
     /** Where pages of sealed frames go. */
