@@ -76,8 +76,9 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
             Path indexPath,
             FileChannel data,
             FileChannel index,
-            LongAdder workerBytesWritten) {
-        super(name, numSubpartitions, owner, pages, workerBytesWritten);
+            LongAdder workerBytesWritten,
+            LeftoverFiles leftovers) {
+        super(name, numSubpartitions, owner, pages, workerBytesWritten, leftovers);
         this.dataPath = dataPath;
         this.indexPath = indexPath;
         this.data = data;
@@ -170,10 +171,20 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
 
     @Override
     void closeFiles() throws IOException {
-        try {
-            data.close();
-        } finally {
-            index.close();
+        IOException failure = null;
+        for (FileChannel file : new FileChannel[] {data, index}) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
