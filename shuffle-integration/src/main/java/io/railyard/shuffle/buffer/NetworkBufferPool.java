@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -70,28 +71,57 @@ public final class NetworkBufferPool implements AutoCloseable {
 
     /**
      * A pool of {@code options.totalPages()} pages of {@code options.pageSizeBytes()}, allocated
-     * now.
+     * now as off-heap memory, in chunks of at most 1 GiB.
+     *
+     * @throws IllegalArgumentException if the JVM's direct memory cannot hold the budget: checked
+     *     against {@code -XX:MaxDirectMemorySize} (which defaults to {@code -Xmx}) and the direct
+     *     memory in use before anything is allocated, and raised too, with the {@link
+     *     OutOfMemoryError} as its cause, if an allocation fails anyway; the message names {@value
+     *     ShuffleOptions#TOTAL_MEMORY_KEY}, the requested size, the limit and the flag to raise.
+     *     Nothing allocated is kept: the chunks are unreachable and the JVM frees them.
      */
     public NetworkBufferPool(ShuffleOptions options) {
+        this(options, ByteBuffer::allocateDirect, DirectMemory.current());
+    }
+
+    /** A pool whose chunks come from {@code allocator} (tests), checked against {@code memory}. */
+    NetworkBufferPool(
+            ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
         this.options = options;
         int total = options.totalPages();
-        int pageSize = options.pageSizeBytes();
-        this.pages = new Page[total];
+        this.pages = allocatePages(options, allocator, memory);
         this.holder = new int[total];
         this.free = new int[total];
-        int perChunk = Math.max(1, (1 << 30) / pageSize);
-        for (int first = 0; first < total; first += perChunk) {
-            int count = Math.min(perChunk, total - first);
-            ByteBuffer chunk = ByteBuffer.allocateDirect(count * pageSize);
-            for (int i = 0; i < count; i++) {
-                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
-            }
-        }
         Arrays.fill(holder, -1);
         for (int i = 0; i < total; i++) {
             free[i] = total - 1 - i; // page 0 on top
         }
         this.freeCount = total;
+    }
+
+    private static Page[] allocatePages(
+            ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
+        int total = options.totalPages();
+        int pageSize = options.pageSizeBytes();
+        long requested = (long) total * pageSize;
+        memory.checkRoomFor(options, requested);
+        Page[] pages = new Page[total];
+        int perChunk = Math.max(1, (1 << 30) / pageSize);
+        for (int first = 0; first < total; first += perChunk) {
+            int count = Math.min(perChunk, total - first);
+            ByteBuffer chunk;
+            try {
+                chunk = allocator.apply(count * pageSize);
+            } catch (OutOfMemoryError e) {
+                // Direct memory ran out anyway (taken meanwhile, or the limit is unknown). The
+                // chunks so far are referenced only from this frame: dropped, the JVM frees them.
+                throw DirectMemory.current().tooLarge(options, requested, e);
+            }
+            for (int i = 0; i < count; i++) {
+                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
+            }
+        }
+        return pages;
     }
 
     /**

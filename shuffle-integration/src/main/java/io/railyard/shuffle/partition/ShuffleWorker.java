@@ -51,6 +51,11 @@ public final class ShuffleWorker implements AutoCloseable {
     /**
      * A worker writing under {@code directory} (created if missing), with all network memory
      * allocated now.
+     *
+     * @throws IllegalArgumentException if the JVM's direct memory cannot hold {@value
+     *     ShuffleOptions#TOTAL_MEMORY_KEY} (the message names the sizes and {@code
+     *     -XX:MaxDirectMemorySize}; see {@link
+     *     NetworkBufferPool#NetworkBufferPool(ShuffleOptions)})
      */
     public ShuffleWorker(ShuffleOptions options, Path directory) throws IOException {
         this.options = options;
