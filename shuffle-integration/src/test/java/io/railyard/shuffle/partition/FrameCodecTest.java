@@ -11,7 +11,10 @@ import java.util.Arrays;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
-/** The frame format's checks (RELIABILITY rows 20 and 30): nothing bad is ever decoded. */
+/**
+ * The frame format's checks (ARCHITECTURE.md, Reliability rows 20 and 30): nothing bad is ever
+ * decoded.
+ */
 class FrameCodecTest {
     private static final ShuffleOptions LZ4 =
             ShuffleOptions.builder().pageSizeBytes(1024).compression(Compression.LZ4).build();

@@ -18,11 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A partition file that cannot be deleted is never forgotten (ARCHITECTURE.md, Reliability rows 4
- * and 22): with an exception propagating, the failure is suppressed in it; when a writer is
- * abandoned, the worker records the file, retries it at close and names it if it is still there. A
- * file is made undeletable by putting a non-empty directory in its place (tests run as root, so
- * permissions would not stop a delete).
+ * A partition file that cannot be deleted is never forgotten (ARCHITECTURE.md, Reliability
+ * invariant 4 and row 22): with an exception propagating, the failure is suppressed in it; when a
+ * writer is abandoned, the worker records the file, retries it at close and names it if it is still
+ * there. A file is made undeletable by putting a non-empty directory in its place (tests run as
+ * root, so permissions would not stop a delete).
  */
 class LeftoverFilesTest {
     private static final ShuffleOptions OPTIONS =

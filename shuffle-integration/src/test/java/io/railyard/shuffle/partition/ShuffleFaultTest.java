@@ -26,7 +26,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * RELIABILITY rows 19–25 and 27: corrupt, truncated, missing, released files; disk full; memory.
+ * ARCHITECTURE.md, Reliability rows 19–25 and 27: corrupt, truncated, missing, released files; disk
+ * full; memory.
  */
 class ShuffleFaultTest {
     private static final ShuffleOptions OPTIONS =
