@@ -1,6 +1,5 @@
 package io.railyard.shuffle.buffer;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -13,8 +12,11 @@ import org.jspecify.annotations.Nullable;
  * succeeds (at once, or as soon as borrowed pages come back); beyond it, {@link #tryRequest(int,
  * List)} borrows pages nobody is promised, all or nothing, without waiting.
  *
- * <p>Thread-safe; every call takes the pool's lock briefly and allocates nothing but the returned
- * list or future.
+ * <p>Thread-safe; every call takes the pool's lock briefly. The data-path calls, {@link
+ * #tryRequest()}, {@link #tryRequest(int, List)} and {@link #recycle}, allocate nothing while no
+ * request waits in the pool; {@link #request}, {@link #requestBlocking} and {@link #close} are
+ * coordination calls and allocate (a future, lists, a queue entry). Costs are in {@link
+ * NetworkBufferPool}'s class doc.
  */
 public final class BufferOwner implements AutoCloseable {
     final NetworkBufferPool pool;
@@ -60,15 +62,18 @@ public final class BufferOwner implements AutoCloseable {
         return Math.max(0, pagesInUse() - guaranteedPages);
     }
 
-    /** One page, or null if none can be given now. Non-blocking. */
+    /**
+     * One page, or null if none can be given now. Non-blocking; may borrow beyond the guarantee.
+     * O(1); allocates nothing.
+     */
     public @Nullable Page tryRequest() {
-        List<Page> out = new ArrayList<>(1);
-        return pool.tryGrant(this, 1, out) ? out.get(0) : null;
+        return pool.tryGrantOne(this);
     }
 
     /**
      * Appends exactly {@code n} pages to {@code out} and returns true, or appends nothing and
-     * returns false. Non-blocking; may borrow beyond the guarantee.
+     * returns false. Non-blocking; may borrow beyond the guarantee. O(n); allocates nothing itself
+     * ({@code out} may grow).
      */
     public boolean tryRequest(int n, List<Page> out) {
         return pool.tryGrant(this, n, out);
@@ -77,7 +82,8 @@ public final class BufferOwner implements AutoCloseable {
     /**
      * {@code n} pages within the guarantee, all at once: completes at once when they are free, else
      * when borrowers give pages back (FIFO among waiting requests). Cancelling before completion
-     * leaves nothing held; if it completed concurrently, the caller owns the pages.
+     * leaves nothing held; if it completed concurrently, the caller owns the pages. Allocates the
+     * future and the page list, and a queue entry when it must wait.
      *
      * @throws IllegalArgumentException if held + waiting + n pages exceed the guarantee
      */
@@ -111,7 +117,8 @@ public final class BufferOwner implements AutoCloseable {
     }
 
     /**
-     * Returns {@code page} to the pool and serves waiting requests.
+     * Returns {@code page} to the pool and serves waiting requests. O(1) and allocates nothing
+     * while no request waits; otherwise see {@link NetworkBufferPool}'s cost notes.
      *
      * @throws IllegalStateException if this owner does not hold the page
      * @throws IllegalArgumentException if the page is not of this owner's pool

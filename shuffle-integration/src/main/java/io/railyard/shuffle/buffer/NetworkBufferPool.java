@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
@@ -41,8 +42,18 @@ import org.jspecify.annotations.Nullable;
  *       the innermost lock of the shuffle layer.
  * </ul>
  *
- * <p>Requests and recycles are O(pages moved) plus O(waiting requests served); registration is
- * O(owners). Pages are never allocated after construction.
+ * <h2>Cost</h2>
+ *
+ * <p>While no request waits, {@link BufferOwner#tryRequest()} and {@link BufferOwner#recycle} are
+ * O(1), {@link BufferOwner#tryRequest(int, List)} O(n), and none of them allocates (the JDK lock
+ * allocates a queue node only when a thread must wait for it). A recycle, cancellation or owner
+ * close that completes waiting requests also costs O(requests served) and allocates a page list and
+ * a completion per request served. While requests still wait, each of those calls, a request that
+ * must wait and a registration also sum the queue (O(waiting requests)) and, if pages are still
+ * short, pick borrowers to ask back (O(owners log owners), allocating the asks). {@link #register}
+ * is O(waiting requests) plus that pick; {@link BufferOwner#close} and {@link #close} O(owners +
+ * waiting requests); the insufficient-memory message O(owners log owners). Pages are never
+ * allocated after construction.
  */
 public final class NetworkBufferPool implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
@@ -60,23 +71,27 @@ public final class NetworkBufferPool implements AutoCloseable {
 
     /**
      * A pool of {@code options.totalPages()} pages of {@code options.pageSizeBytes()}, allocated
-     * now.
+     * now as off-heap memory, in chunks of at most 1 GiB.
+     *
+     * @throws IllegalArgumentException if the JVM's direct memory cannot hold the budget: checked
+     *     against {@code -XX:MaxDirectMemorySize} (which defaults to {@code -Xmx}) and the direct
+     *     memory in use before anything is allocated, and raised too, with the {@link
+     *     OutOfMemoryError} as its cause, if an allocation fails anyway; the message names {@value
+     *     ShuffleOptions#TOTAL_MEMORY_KEY}, the requested size, the limit and the flag to raise.
+     *     Nothing allocated is kept: the chunks are unreachable and the JVM frees them.
      */
     public NetworkBufferPool(ShuffleOptions options) {
+        this(options, ByteBuffer::allocateDirect, DirectMemory.current());
+    }
+
+    /** A pool whose chunks come from {@code allocator} (tests), checked against {@code memory}. */
+    NetworkBufferPool(
+            ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
         this.options = options;
         int total = options.totalPages();
-        int pageSize = options.pageSizeBytes();
-        this.pages = new Page[total];
+        this.pages = allocatePages(options, allocator, memory);
         this.holder = new int[total];
         this.free = new int[total];
-        int perChunk = Math.max(1, (1 << 30) / pageSize);
-        for (int first = 0; first < total; first += perChunk) {
-            int count = Math.min(perChunk, total - first);
-            ByteBuffer chunk = ByteBuffer.allocateDirect(count * pageSize);
-            for (int i = 0; i < count; i++) {
-                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
-            }
-        }
         Arrays.fill(holder, -1);
         for (int i = 0; i < total; i++) {
             free[i] = total - 1 - i; // page 0 on top
@@ -84,8 +99,35 @@ public final class NetworkBufferPool implements AutoCloseable {
         this.freeCount = total;
     }
 
+    private static Page[] allocatePages(
+            ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
+        int total = options.totalPages();
+        int pageSize = options.pageSizeBytes();
+        long requested = (long) total * pageSize;
+        memory.checkRoomFor(options, requested);
+        Page[] pages = new Page[total];
+        int perChunk = Math.max(1, (1 << 30) / pageSize);
+        for (int first = 0; first < total; first += perChunk) {
+            int count = Math.min(perChunk, total - first);
+            ByteBuffer chunk;
+            try {
+                chunk = allocator.apply(count * pageSize);
+            } catch (OutOfMemoryError e) {
+                // Direct memory ran out anyway (taken meanwhile, or the limit is unknown). The
+                // chunks so far are referenced only from this frame: dropped, the JVM frees them.
+                throw DirectMemory.current().tooLarge(options, requested, e);
+            }
+            for (int i = 0; i < count; i++) {
+                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
+            }
+        }
+        return pages;
+    }
+
     /**
-     * Registers an owner with {@code guaranteedPages} pledged to it. O(owners).
+     * Registers an owner with {@code guaranteedPages} pledged to it. O(waiting requests), plus
+     * O(owners log owners) to pick borrowers to ask back when the pledge leaves pages short;
+     * allocates the owner (and the asks).
      *
      * @param guaranteeKey the setting that sizes this guarantee, named in errors
      * @param listener asked to give back borrowed pages; null if the owner only returns pages as it
@@ -120,7 +162,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        runAll(after);
         return owner;
     }
 
@@ -164,7 +206,10 @@ public final class NetworkBufferPool implements AutoCloseable {
         }
     }
 
-    /** Every registered owner's pages, in registration order. O(owners); allocates the list. */
+    /**
+     * Every registered owner's pages, in registration order. O(owners); allocates the list and one
+     * record per owner.
+     */
     public List<OwnerStats> owners() {
         lock.lock();
         try {
@@ -262,18 +307,27 @@ public final class NetworkBufferPool implements AutoCloseable {
         lock.lock();
         try {
             checkOpen(owner);
-            int entitled =
-                    Math.min(
-                            n,
-                            Math.max(
-                                    0, owner.guaranteedPages() - owner.inUse - owner.pendingPages));
-            if (freeCount < n
-                    || freeCount - n < unused - entitled
-                    || (!pending.isEmpty() && entitled > 0)) {
+            if (!mayGrantLocked(owner, n)) {
                 return false;
             }
             grantLocked(owner, n, out);
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@link #tryGrant} of one page, without a list: null if it cannot be given now. */
+    @Nullable Page tryGrantOne(BufferOwner owner) {
+        lock.lock();
+        try {
+            checkOpen(owner);
+            if (!mayGrantLocked(owner, 1)) {
+                return null;
+            }
+            Page page = takeFreeLocked(owner);
+            setInUse(owner, owner.inUse + 1);
+            return page;
         } finally {
             lock.unlock();
         }
@@ -307,7 +361,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        runAll(after);
         return future;
     }
 
@@ -334,7 +388,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        runAll(after);
     }
 
     void unregister(BufferOwner owner) {
@@ -364,7 +418,7 @@ public final class NetworkBufferPool implements AutoCloseable {
             request.future.completeExceptionally(
                     new CancellationException("owner '" + owner.name() + "' closed"));
         }
-        after.forEach(Runnable::run);
+        runAll(after);
     }
 
     int inUse(BufferOwner owner) {
@@ -384,15 +438,33 @@ public final class NetworkBufferPool implements AutoCloseable {
         setInUse(owner, owner.inUse - 1);
     }
 
+    /**
+     * Whether {@code n} pages may go to {@code owner} now: they are free, the free pages left still
+     * cover every other owner's promise, and no waiting request is overtaken within a guarantee.
+     */
+    private boolean mayGrantLocked(BufferOwner owner, int n) {
+        int entitled =
+                Math.min(
+                        n, Math.max(0, owner.guaranteedPages() - owner.inUse - owner.pendingPages));
+        return freeCount >= n
+                && freeCount - n >= unused - entitled
+                && (pending.isEmpty() || entitled == 0);
+    }
+
     private void grantLocked(BufferOwner owner, int n, List<Page> out) {
         for (int i = 0; i < n; i++) {
-            int index = free[--freeCount];
-            holder[index] = owner.id;
-            Page page = pages[index];
-            page.buffer().clear();
-            out.add(page);
+            out.add(takeFreeLocked(owner));
         }
         setInUse(owner, owner.inUse + n);
+    }
+
+    /** Pops a free page for {@code owner}, cleared; the caller accounts for it with setInUse. */
+    private Page takeFreeLocked(BufferOwner owner) {
+        int index = free[--freeCount];
+        holder[index] = owner.id;
+        Page page = pages[index];
+        page.buffer().clear();
+        return page;
     }
 
     private void setInUse(BufferOwner owner, int inUse) {
@@ -401,8 +473,14 @@ public final class NetworkBufferPool implements AutoCloseable {
         owner.inUse = inUse;
     }
 
-    /** Serves waiting requests in order while they fit; returns the completions to run. */
+    /**
+     * Serves waiting requests in order while they fit; returns the completions to run. Allocates
+     * nothing when no request waits (the common case of a recycle).
+     */
     private List<Runnable> serveLocked() {
+        if (pending.isEmpty()) {
+            return List.of();
+        }
         List<Runnable> after = new ArrayList<>();
         while (!pending.isEmpty() && pending.peek().pages <= freeCount) {
             PendingRequest request = pending.poll();
@@ -499,16 +577,27 @@ public final class NetworkBufferPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        runAll(after);
+    }
+
+    /** Runs completions and asks outside the lock; an indexed loop, so no iterator is allocated. */
+    private static void runAll(List<Runnable> after) {
+        for (int i = 0; i < after.size(); i++) {
+            after.get(i).run();
+        }
     }
 
     private void checkCount(BufferOwner owner, int n) {
-        checkArgument(
-                n >= 1 && n <= pages.length,
-                "owner '%s' requested %s pages; allowed 1 to %s (the pool's pages)",
-                owner.name(),
-                n,
-                pages.length);
+        if (n < 1 || n > pages.length) { // not checkArgument: it would box n on every request
+            throw new IllegalArgumentException(
+                    "owner '"
+                            + owner.name()
+                            + "' requested "
+                            + n
+                            + " pages; allowed 1 to "
+                            + pages.length
+                            + " (the pool's pages)");
+        }
     }
 
     private void checkOpen(BufferOwner owner) {

@@ -7,15 +7,18 @@ import io.railyard.shuffle.buffer.Page;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystemException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lifecycle every partition writer shares: arguments checked, any {@link IOException} turned
  * into a failed partition (files deleted, pages returned, a {@link PartitionWriteException} naming
- * the file and the bytes written), and pages returned exactly once on every path. Not thread-safe.
+ * the file and the bytes written), and pages returned exactly once on every path. A file that
+ * cannot be deleted is never forgotten: it goes to the worker's {@link LeftoverFiles} (retried and
+ * reported at {@link ShuffleWorker#close()}), and a failing write's exception carries the failure
+ * to close or delete as suppressed. Not thread-safe.
  */
 abstract class AbstractPartitionWriter implements PartitionWriter {
     private enum State {
@@ -30,6 +33,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
     private final BufferOwner owner;
     private final List<Page> pages;
     private final LongAdder workerBytesWritten;
+    private final LeftoverFiles leftovers;
     private State state = State.OPEN;
     private long bytesWritten;
 
@@ -38,12 +42,14 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
             int numSubpartitions,
             BufferOwner owner,
             List<Page> pages,
-            LongAdder workerBytesWritten) {
+            LongAdder workerBytesWritten,
+            LeftoverFiles leftovers) {
         this.name = name;
         this.numSubpartitions = numSubpartitions;
         this.owner = owner;
         this.pages = pages;
         this.workerBytesWritten = workerBytesWritten;
+        this.leftovers = leftovers;
     }
 
     @Override
@@ -97,7 +103,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
             return;
         }
         state = State.CLOSED;
-        discard();
+        discard(null);
     }
 
     /** Bytes written to files so far. */
@@ -130,27 +136,39 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
 
     private PartitionWriteException fail(IOException cause) {
         state = State.FAILED;
-        discard();
         String hint =
                 cause instanceof FileSystemException fse
                                 && String.valueOf(fse.getReason()).contains("Too many open files")
                         ? PartitionWriteException.openFilesHint(numSubpartitions)
                         : "";
-        return new PartitionWriteException(name, fileInProgress(), bytesWritten, hint, cause);
+        PartitionWriteException failure =
+                new PartitionWriteException(name, fileInProgress(), bytesWritten, hint, cause);
+        discard(failure);
+        return failure;
     }
 
-    private void discard() {
+    /**
+     * Closes and deletes the files and returns the pages. With {@code propagating} (a failed
+     * write), a failure to close or delete is added to it as suppressed; a file that cannot be
+     * deleted is recorded with the worker either way.
+     */
+    private void discard(@Nullable Throwable propagating) {
+        IOException closeFailure = null;
         try {
             closeFiles();
-        } catch (IOException ignored) {
-            // The files are deleted next; nothing written survives.
+        } catch (IOException e) {
+            closeFailure = e;
         }
-        for (Path file : files()) {
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException ignored) {
-                // Best effort on a failing disk; ShuffleWorker.close() sweeps the directory.
+        IOException deleteFailure = leftovers.deleteAll(files(), propagating);
+        if (closeFailure != null) {
+            if (propagating != null) {
+                propagating.addSuppressed(closeFailure);
+            } else if (deleteFailure != null) {
+                // Abandoned and a file survived: the close failure goes with the recorded one.
+                deleteFailure.addSuppressed(closeFailure);
             }
+            // Else abandoned and every file is gone: the data was being discarded anyway, and a
+            // channel is released even when its close reports an error, so nothing is lost.
         }
         returnPages();
     }

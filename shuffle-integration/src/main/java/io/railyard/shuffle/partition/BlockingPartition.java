@@ -1,9 +1,6 @@
 package io.railyard.shuffle.partition;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -92,14 +89,20 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
         checkSubpartition(name, numSubpartitions, subpartition);
     }
 
-    /** Checks that {@code subpartition} is one of partition {@code name}'s {@code n}. */
+    /**
+     * Checks that {@code subpartition} is one of partition {@code name}'s {@code n}. Allocates
+     * nothing when it passes (it runs per record).
+     */
     static void checkSubpartition(String name, int n, int subpartition) {
-        checkArgument(
-                subpartition >= 0 && subpartition < n,
-                "subpartition of '%s' must be in [0, %s), was %s",
-                name,
-                n,
-                subpartition);
+        if (subpartition < 0 || subpartition >= n) { // not checkArgument: it would box n and s
+            throw new IllegalArgumentException(
+                    "subpartition of '"
+                            + name
+                            + "' must be in [0, "
+                            + n
+                            + "), was "
+                            + subpartition);
+        }
     }
 
     /** Regions a reader walks (1 for hash files). */
@@ -108,13 +111,8 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     /** The data file holding {@code subpartition}. */
     abstract Path dataFile(int subpartition);
 
-    /**
-     * Points {@code channel} at its section of {@code region}, reading the index if needed.
-     *
-     * @param entry a 16-byte scratch buffer owned by the calling IO thread
-     */
-    abstract void loadSection(ChannelReader channel, int region, ByteBuffer entry)
-            throws IOException;
+    /** Points {@code channel} at its section of {@code region}, reading the index if needed. */
+    abstract void loadSection(ChannelReader channel, int region) throws IOException;
 
     void closeReadChannels() {}
 

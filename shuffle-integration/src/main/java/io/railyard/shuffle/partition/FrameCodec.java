@@ -11,37 +11,29 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one on-disk frame format of every shuffle file (sort data, hash data), and the codec that
- * seals and opens frames. A frame always fits in one page.
- *
- * <pre>
- * offset  size  field
- *      0     2  magic 0x5279 ("Ry")
- *      2     1  version (1)
- *      3     1  codec (0 none, 1 lz4)
- *      4     4  lane: the subpartition, or -1 for data every subpartition reads (broadcast)
- *      8     4  sequence: the frame's number within its lane, from 0
- *     12     4  uncompressed payload length
- *     16     4  stored payload length
- *     20     4  CRC32C of bytes [0, 20) and of the stored payload
- *     24     n  stored payload
- * </pre>
+ * The codec of the one on-disk frame format of every shuffle file (sort data, hash data): it seals
+ * and opens frames. A frame is a {@link FrameHeader} (24 bytes, the layout is documented and named
+ * there) followed by its stored payload; a frame always fits in one page.
  *
  * <p>The payload of a lane is a stream of records, each a varint length and its bytes; a record may
  * span frames. Lengths are checked against the page before anything is copied or decompressed, the
  * checksum before decompression, and the decompressed length against the declared one (the safe LZ4
  * decompressor writes at most the declared length). Not thread-safe: one codec per writer and per
- * IO thread. Sealing and opening allocate nothing. Frames are packed back to back in a page when
- * they are small (a page then holds several).
+ * IO thread. Sealing and opening are O(payload); they allocate nothing when LZ4 runs natively (the
+ * JNI library bundled for the usual platforms) on direct or array-backed buffers; lz4-java's
+ * pure-Java fallback compressor allocates its hash table (16 KiB) per compressed frame. Frames are
+ * packed back to back in a page when they are small (a page then holds several).
  */
 final class FrameCodec {
-    static final int HEADER_BYTES = 24;
+    /** The lane of data every subpartition reads (broadcast). */
     static final int BROADCAST_LANE = -1;
-    static final int MAGIC = 0x5279;
-    static final int VERSION = 1;
+
+    /** Codec id of a payload stored as written. */
     static final int CODEC_NONE = 0;
+
+    /** Codec id of an LZ4 block. */
     static final int CODEC_LZ4 = 1;
-    private static final int CRC_COVERED_HEADER = 20;
+
     private static final int MIN_COMPRESSIBLE = 64;
 
     private final int pageSize;
@@ -49,6 +41,7 @@ final class FrameCodec {
     private final @Nullable LZ4Compressor compressor;
     private final LZ4SafeDecompressor decompressor;
     private final CRC32C crc = new CRC32C();
+    private final FrameHeader sealing = new FrameHeader();
 
     FrameCodec(ShuffleOptions options) {
         this.pageSize = options.pageSizeBytes();
@@ -64,7 +57,7 @@ final class FrameCodec {
      * codec's worst-case expansion, so a compressed attempt never overruns the scratch page.
      */
     static int maxPayload(ShuffleOptions options) {
-        int room = options.pageSizeBytes() - HEADER_BYTES;
+        int room = options.pageSizeBytes() - FrameHeader.BYTES;
         if (options.compression() == Compression.NONE) {
             return room;
         }
@@ -82,8 +75,8 @@ final class FrameCodec {
 
     /**
      * Seals the frame that starts at {@code base} in {@code page}: its payload is at [base + {@link
-     * #HEADER_BYTES}, + payloadLength); compresses it through {@code scratch} when that saves at
-     * least 1/8 and writes the header. Returns the frame's length; leaves the page cleared.
+     * FrameHeader#BYTES}, + payloadLength); compresses it through {@code scratch} when that saves
+     * at least 1/8 and writes the header. Returns the frame's length; leaves the page cleared.
      */
     int seal(
             ByteBuffer page,
@@ -93,7 +86,7 @@ final class FrameCodec {
             int payloadLength,
             @Nullable ByteBuffer scratch) {
         assert payloadLength >= 0 && payloadLength <= maxPayload;
-        int payloadStart = base + HEADER_BYTES;
+        int payloadStart = base + FrameHeader.BYTES;
         int stored = payloadLength;
         int codec = CODEC_NONE;
         if (compressor != null && scratch != null && payloadLength >= MIN_COMPRESSIBLE) {
@@ -111,40 +104,35 @@ final class FrameCodec {
                 codec = CODEC_LZ4;
             }
         }
-        page.putShort(base, (short) MAGIC);
-        page.put(base + 2, (byte) VERSION);
-        page.put(base + 3, (byte) codec);
-        page.putInt(base + 4, lane);
-        page.putInt(base + 8, sequence);
-        page.putInt(base + 12, payloadLength);
-        page.putInt(base + 16, stored);
+        FrameHeader header =
+                sealing.wrap(page, base).write(codec, lane, sequence, payloadLength, stored);
         crc.reset();
-        crc.update(page.clear().position(base).limit(base + CRC_COVERED_HEADER));
+        header.updateChecksum(crc);
         crc.update(page.limit(payloadStart + stored).position(payloadStart));
         page.clear();
-        page.putInt(base + CRC_COVERED_HEADER, (int) crc.getValue());
-        return HEADER_BYTES + stored;
+        header.crc((int) crc.getValue());
+        return FrameHeader.BYTES + stored;
     }
 
     /**
-     * The length of the whole frame whose header is in {@code header[0, 24)}, after checking the
-     * magic, version, codec and lengths; or throws naming the field.
+     * The length of the whole frame whose header {@code header} views, after checking the magic,
+     * version, codec and lengths; or throws naming the field.
      */
-    int frameLength(ByteBuffer header, FrameContext at) throws CorruptPartitionFileException {
-        int magic = header.getShort(0) & 0xFFFF;
-        if (magic != MAGIC) {
+    int frameLength(FrameHeader header, FrameContext at) throws CorruptPartitionFileException {
+        int magic = header.magic();
+        if (magic != FrameHeader.MAGIC) {
             throw at.corrupt("bad frame magic 0x" + Integer.toHexString(magic));
         }
-        if (header.get(2) != VERSION) {
-            throw at.corrupt("unknown frame version " + header.get(2));
+        if (header.version() != FrameHeader.VERSION) {
+            throw at.corrupt("unknown frame version " + header.version());
         }
-        int codec = header.get(3);
+        int codec = header.codec();
         if (codec != CODEC_NONE && codec != CODEC_LZ4) {
             throw at.corrupt("unknown codec " + codec);
         }
-        int uncompressed = header.getInt(12);
-        int stored = header.getInt(16);
-        if (uncompressed < 0 || uncompressed > pageSize - HEADER_BYTES) {
+        int uncompressed = header.uncompressedLength();
+        int stored = header.storedLength();
+        if (uncompressed < 0 || uncompressed > pageSize - FrameHeader.BYTES) {
             throw at.corrupt("declared payload length " + uncompressed + " exceeds the page");
         }
         if (stored < 0
@@ -156,28 +144,28 @@ final class FrameCodec {
                             + " inconsistent with payload length "
                             + uncompressed);
         }
-        return HEADER_BYTES + stored;
+        return FrameHeader.BYTES + stored;
     }
 
     /**
-     * Opens the frame whose header is in {@code header} and whose stored payload is {@code
-     * stored[position, limit)}: verifies the checksum, then copies or decompresses the payload into
-     * {@code destination} (flipped to the payload). Consumes {@code stored}.
+     * Opens the frame whose header {@code header} views (checked by {@link #frameLength}) and whose
+     * stored payload is {@code stored[position, limit)}: verifies the checksum, then copies or
+     * decompresses the payload into {@code destination} (flipped to the payload). Consumes {@code
+     * stored}; leaves the header's buffer cleared.
      */
-    void open(ByteBuffer header, ByteBuffer stored, ByteBuffer destination, FrameContext at)
+    void open(FrameHeader header, ByteBuffer stored, ByteBuffer destination, FrameContext at)
             throws CorruptPartitionFileException {
         crc.reset();
-        crc.update(header.position(0).limit(CRC_COVERED_HEADER));
+        header.updateChecksum(crc);
         int storedStart = stored.position();
         crc.update(stored);
-        header.clear();
-        if ((int) crc.getValue() != header.getInt(CRC_COVERED_HEADER)) {
+        if ((int) crc.getValue() != header.crc()) {
             throw at.corrupt("frame checksum mismatch");
         }
-        int uncompressed = header.getInt(12);
+        int uncompressed = header.uncompressedLength();
         int length = stored.limit() - storedStart;
         destination.clear();
-        if (header.get(3) == CODEC_NONE) {
+        if (header.codec() == CODEC_NONE) {
             destination.put(stored.position(storedStart));
         } else {
             int produced;

@@ -1,6 +1,5 @@
 package io.railyard.shuffle.partition;
 
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -31,7 +30,7 @@ final class HashPartition extends BlockingPartition {
     }
 
     @Override
-    void loadSection(ChannelReader channel, int region, ByteBuffer entry) {
+    void loadSection(ChannelReader channel, int region) {
         channel.setSection(0, fileBytes[channel.subpartition()]);
     }
 }

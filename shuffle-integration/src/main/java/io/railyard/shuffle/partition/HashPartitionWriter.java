@@ -31,8 +31,9 @@ final class HashPartitionWriter extends AbstractPartitionWriter {
             List<Page> pages,
             List<Path> paths,
             FileChannel[] files,
-            LongAdder workerBytesWritten) {
-        super(name, files.length, owner, pages, workerBytesWritten);
+            LongAdder workerBytesWritten,
+            LeftoverFiles leftovers) {
+        super(name, files.length, owner, pages, workerBytesWritten, leftovers);
         this.paths = paths;
         this.files = files;
         int n = files.length;
@@ -103,7 +104,11 @@ final class HashPartitionWriter extends AbstractPartitionWriter {
             try {
                 file.close();
             } catch (IOException e) {
-                first = first == null ? e : first;
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
             }
         }
         if (first != null) {

@@ -95,7 +95,9 @@ public final class InputGate implements AutoCloseable {
     }
 
     /**
-     * The next buffer from any channel, or null if none is ready yet. O(1), no allocation.
+     * The next buffer from any channel, or null if none is ready yet. O(1). Allocates nothing when
+     * it returns a buffer; a call that finds the queue empty after {@link #availability()} had
+     * completed allocates the next availability future (once per such transition, not per call).
      *
      * @throws PartitionLostException if a channel's partition is lost, released or corrupt
      */
@@ -191,7 +193,8 @@ public final class InputGate implements AutoCloseable {
      * Called by the IO thread: room for the channel's next buffer of {@code bytes}, as a buffer not
      * yet queued. Small buffers of any channels are packed into the gate's current page; a new page
      * comes out of the channel's credit. Null if the gate closed or failed, or the channel's credit
-     * is spent (or, rarely, the pool is short: the channel then waits its next turn).
+     * is spent (or, rarely, the pool is short: the channel then waits its next turn). Allocates the
+     * buffer and its slice of the page, and a {@link SharedPage} when it starts a new page.
      */
     synchronized @Nullable Buffer tryTake(ChannelReader channel, int bytes) {
         if (closed || failure != null) {
@@ -356,7 +359,11 @@ public final class InputGate implements AutoCloseable {
             return data;
         }
 
-        /** Returns its share of the page. Call once; any thread. */
+        /**
+         * Returns its share of the page; the last share returns the page to the pool. Call once;
+         * any thread. O(1); allocates nothing while no request waits in the pool (a channel it
+         * hands back to the IO thread may grow the scheduler's queue, amortised).
+         */
         public void recycle() {
             synchronized (this) {
                 if (recycled) {

@@ -48,8 +48,10 @@ final class IoScheduler implements AutoCloseable {
     private final List<Page> stagingPages;
     private final ByteBuffer[] staging;
     private final ByteBuffer scratch;
-    private final ByteBuffer header = ByteBuffer.allocate(FrameCodec.HEADER_BYTES);
-    private final ByteBuffer indexEntry = ByteBuffer.allocate(SortIndex.ENTRY_BYTES);
+    // The current frame's header, copied out of the staging area (it may straddle two pages),
+    // and the view that reads it: both reused for every frame.
+    private final ByteBuffer headerBytes = ByteBuffer.allocate(FrameHeader.BYTES);
+    private final FrameHeader header = new FrameHeader().wrap(headerBytes, 0);
     private final FrameCodec codec;
     private final FrameContext context = new FrameContext();
     private final int pageSize;
@@ -247,7 +249,7 @@ final class IoScheduler implements AutoCloseable {
                 return false;
             }
             channel.region++;
-            partition.loadSection(channel, channel.region, indexEntry);
+            partition.loadSection(channel, channel.region);
         }
         return true;
     }
@@ -422,12 +424,12 @@ final class IoScheduler implements AutoCloseable {
             long at = channel.offset;
             int position = (int) (at - start);
             context.at(partition, file.path, at);
-            if (position + FrameCodec.HEADER_BYTES > got) {
+            if (position + FrameHeader.BYTES > got) {
                 checkNotTruncated(eof);
                 return;
             }
-            header.clear();
-            copy(position, FrameCodec.HEADER_BYTES, header);
+            headerBytes.clear();
+            copy(position, FrameHeader.BYTES, headerBytes);
             int frameLength = codec.frameLength(header, context);
             if (frameLength > channel.remaining) {
                 throw context.corrupt(
@@ -442,7 +444,7 @@ final class IoScheduler implements AutoCloseable {
                 return;
             }
             checkLane(channel);
-            InputGate.Buffer buffer = channel.gate.tryTake(channel, header.getInt(12));
+            InputGate.Buffer buffer = channel.gate.tryTake(channel, header.uncompressedLength());
             if (buffer == null) {
                 return;
             }
@@ -452,7 +454,7 @@ final class IoScheduler implements AutoCloseable {
                 buffer.discard();
                 throw e;
             }
-            if (header.getInt(4) == FrameCodec.BROADCAST_LANE) {
+            if (header.lane() == FrameCodec.BROADCAST_LANE) {
                 channel.broadcastSequence++;
             } else {
                 channel.laneSequence++;
@@ -474,8 +476,8 @@ final class IoScheduler implements AutoCloseable {
     }
 
     private void checkLane(ChannelReader channel) throws CorruptPartitionFileException {
-        int lane = header.getInt(4);
-        int sequence = header.getInt(8);
+        int lane = header.lane();
+        int sequence = header.sequence();
         int expected;
         if (lane == FrameCodec.BROADCAST_LANE) {
             expected = channel.broadcastSequence;
@@ -513,8 +515,8 @@ final class IoScheduler implements AutoCloseable {
      * The stored payload of the frame at {@code position}: a view of one staging page, or copied.
      */
     private ByteBuffer stored(int position, int frameLength) {
-        int from = position + FrameCodec.HEADER_BYTES;
-        int length = frameLength - FrameCodec.HEADER_BYTES;
+        int from = position + FrameHeader.BYTES;
+        int length = frameLength - FrameHeader.BYTES;
         ByteBuffer page = staging[from / pageSize];
         int offset = from % pageSize;
         if (offset + length <= pageSize) {

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * Writes the records of one lane into a run of frames: each record is a varint length followed by
  * its bytes, split across frames where it does not fit. Frames are packed back to back in the page
  * being filled; a full page goes to a {@link FrameOutput}, which hands back the page to fill next.
- * Not thread-safe; no allocation per record.
+ * Not thread-safe; no allocation per record (sealing a frame allocates nothing with native LZ4, see
+ * {@link FrameCodec}).
  */
 final class LaneStream {
     /** Where pages of sealed frames go. */
@@ -21,7 +22,7 @@ final class LaneStream {
     }
 
     /** A new frame starts in the current page only if this much payload still fits after it. */
-    private static final int MIN_FRAME_ROOM = FrameCodec.HEADER_BYTES + 256;
+    private static final int MIN_FRAME_ROOM = FrameHeader.BYTES + 256;
 
     private final FrameCodec codec;
     private final @Nullable ByteBuffer scratch;
@@ -46,7 +47,7 @@ final class LaneStream {
 
     /** Starts writing {@code lane} at frame number {@code firstSequence}; no frame is open. */
     void start(int lane, int firstSequence) {
-        assert page.position() == frameStart + FrameCodec.HEADER_BYTES;
+        assert page.position() == frameStart + FrameHeader.BYTES;
         this.lane = lane;
         this.sequence = firstSequence;
         this.laneBytes = 0;
@@ -103,7 +104,7 @@ final class LaneStream {
     }
 
     private void flushFrame() throws IOException {
-        int payload = page.position() - frameStart - FrameCodec.HEADER_BYTES;
+        int payload = page.position() - frameStart - FrameHeader.BYTES;
         if (payload == 0) {
             return;
         }
@@ -121,7 +122,7 @@ final class LaneStream {
 
     private void startFrame(int at) {
         frameStart = at;
-        frameEnd = Math.min(page.capacity(), at + FrameCodec.HEADER_BYTES + maxPayload);
-        page.clear().position(at + FrameCodec.HEADER_BYTES);
+        frameEnd = Math.min(page.capacity(), at + FrameHeader.BYTES + maxPayload);
+        page.clear().position(at + FrameHeader.BYTES);
     }
 }

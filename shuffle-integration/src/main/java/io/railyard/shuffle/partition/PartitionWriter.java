@@ -20,7 +20,10 @@ public interface PartitionWriter extends AutoCloseable {
 
     /**
      * Appends {@code record[position, limit)} to {@code subpartition}, consuming the buffer. The
-     * record may be empty or larger than a page. Amortised O(record length); no allocation.
+     * record may be empty or larger than a page. Amortised O(record length); no allocation (beyond
+     * the small interrupt handler the JDK allocates once per file, at its first write), provided
+     * LZ4, if enabled, runs through its bundled native library: lz4-java's pure-Java fallback
+     * allocates a 16 KiB hash table per compressed frame.
      */
     void emit(ByteBuffer record, int subpartition) throws IOException;
 

@@ -9,10 +9,11 @@ import java.util.Arrays;
  * Turns the buffers of a gate back into records: each channel's buffers form a stream of varint
  * lengths and record bytes, and a record (or its length) may continue into the channel's next
  * buffer. A record inside one buffer is handed over as a view of that buffer (no copy); a record
- * spanning buffers is assembled in a per-channel heap array that grows to the largest such record.
+ * spanning buffers is assembled in a per-channel heap array that grows to the largest such record,
+ * and handed over through a view of that array that is reused for the channel's next one.
  *
- * <p>Not thread-safe: owned by the consumer. No allocation per record except for spanning records
- * longer than any before.
+ * <p>Not thread-safe: owned by the consumer. No allocation per record, except that a channel's
+ * array (and its view) grow when a spanning record is longer than any before.
  */
 public final class RecordDecoder {
     /** Receives records; the buffer is valid only during the call. */
@@ -25,11 +26,14 @@ public final class RecordDecoder {
     private static final byte[] EMPTY = new byte[0];
     private static final int READING_LENGTH = -1;
 
+    private final ByteBuffer empty = ByteBuffer.wrap(EMPTY);
+
     private final int[] length;
     private final int[] lengthValue;
     private final int[] lengthShift;
     private final int[] filled;
     private final byte[][] partial;
+    private final ByteBuffer[] partialView;
 
     /** A decoder for a gate of {@code numChannels} channels. */
     public RecordDecoder(int numChannels) {
@@ -39,8 +43,10 @@ public final class RecordDecoder {
         this.lengthShift = new int[numChannels];
         this.filled = new int[numChannels];
         this.partial = new byte[numChannels][];
+        this.partialView = new ByteBuffer[numChannels];
         Arrays.fill(length, READING_LENGTH);
         Arrays.fill(partial, EMPTY);
+        Arrays.fill(partialView, empty);
     }
 
     /**
@@ -69,18 +75,19 @@ public final class RecordDecoder {
             if (target.length < want) {
                 target = new byte[want];
                 partial[channel] = target;
+                partialView[channel] = ByteBuffer.wrap(target);
             }
             int n = Math.min(want - filled[channel], data.remaining());
             data.get(target, filled[channel], n);
             filled[channel] += n;
             if (filled[channel] == want) {
-                sink.accept(channel, ByteBuffer.wrap(target, 0, want));
+                sink.accept(channel, partialView[channel].clear().limit(want));
                 filled[channel] = 0;
                 length[channel] = READING_LENGTH;
             }
         }
         if (length[channel] == 0) {
-            sink.accept(channel, ByteBuffer.wrap(EMPTY));
+            sink.accept(channel, empty.clear());
             length[channel] = READING_LENGTH;
         }
     }

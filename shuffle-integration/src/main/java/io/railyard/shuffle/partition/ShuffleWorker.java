@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shuffle layer of one worker: one {@link NetworkBufferPool} for every writer, gate and the IO
@@ -43,12 +44,18 @@ public final class ShuffleWorker implements AutoCloseable {
     private final IoScheduler scheduler;
     private final AtomicLong filesCreated = new AtomicLong();
     private final LongAdder bytesWritten = new LongAdder();
+    private final LeftoverFiles leftovers = new LeftoverFiles();
     private final Set<InputGate> openGates = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
     /**
      * A worker writing under {@code directory} (created if missing), with all network memory
      * allocated now.
+     *
+     * @throws IllegalArgumentException if the JVM's direct memory cannot hold {@value
+     *     ShuffleOptions#TOTAL_MEMORY_KEY} (the message names the sizes and {@code
+     *     -XX:MaxDirectMemorySize}; see {@link
+     *     NetworkBufferPool#NetworkBufferPool(ShuffleOptions)})
      */
     public ShuffleWorker(ShuffleOptions options, Path directory) throws IOException {
         this.options = options;
@@ -107,10 +114,10 @@ public final class ShuffleWorker implements AutoCloseable {
                     index,
                     dataChannel,
                     indexChannel,
-                    bytesWritten);
+                    bytesWritten,
+                    leftovers);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(channels);
-            undo(owner, taken, created);
+            undo(owner, taken, channels, created, e);
             throw e;
         }
     }
@@ -139,20 +146,20 @@ public final class ShuffleWorker implements AutoCloseable {
                 files[s] = create(directory.resolve(name + ".hash." + s), created);
             }
             return new HashPartitionWriter(
-                    name, options, owner, taken, created, files, bytesWritten);
+                    name, options, owner, taken, created, files, bytesWritten, leftovers);
         } catch (RuntimeException e) {
-            closeQuietly(files);
-            undo(owner, taken, created);
+            undo(owner, taken, files, created, e);
             throw e;
         } catch (IOException e) {
-            closeQuietly(files);
-            undo(owner, taken, created);
-            throw new PartitionWriteException(
-                    name,
-                    directory.resolve(name + ".hash." + created.size()),
-                    0,
-                    PartitionWriteException.openFilesHint(numSubpartitions),
-                    e);
+            PartitionWriteException failure =
+                    new PartitionWriteException(
+                            name,
+                            directory.resolve(name + ".hash." + created.size()),
+                            0,
+                            PartitionWriteException.openFilesHint(numSubpartitions),
+                            e);
+            undo(owner, taken, files, created, failure);
+            throw failure;
         }
     }
 
@@ -187,7 +194,8 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /**
-     * What the worker did so far: files, bytes written and read, reads, pages in use, files open.
+     * What the worker did so far: files, bytes written and read, reads, pages in use, files open,
+     * files it could not delete.
      */
     public ShuffleStats stats() {
         return new ShuffleStats(
@@ -197,18 +205,24 @@ public final class ShuffleWorker implements AutoCloseable {
                 scheduler.reads(),
                 scheduler.channelReads(),
                 pool.pagesInUse(),
-                scheduler.openFiles());
+                scheduler.openFiles(),
+                leftovers.count());
     }
 
     /**
      * Closes every open gate (their queued reads are cancelled and queued pages returned), stops
-     * the IO thread, closes its files and frees the network memory. Writers belong to their tasks'
-     * threads and should be finished or closed first; buffers a consumer still holds are a leak.
+     * the IO thread, closes its files, tries once more to delete the partition files that failed or
+     * abandoned writers could not delete, and frees the network memory. Writers belong to their
+     * tasks' threads and should be finished or closed first; buffers a consumer still holds are a
+     * leak. Idempotent.
      *
-     * @throws IllegalStateException naming every owner still holding pages (a leak)
+     * @throws IOException naming every partition file that still cannot be deleted (each failure
+     *     attached as suppressed); the worker is closed nevertheless
+     * @throws IllegalStateException naming every owner still holding pages (a leak); a leftover
+     *     file's IOException is then suppressed in it
      */
     @Override
-    public synchronized void close() {
+    public synchronized void close() throws IOException {
         if (closed) {
             return;
         }
@@ -217,7 +231,18 @@ public final class ShuffleWorker implements AutoCloseable {
             gate.close(); // cancels its queued reads and returns its queued pages
         }
         scheduler.close();
-        pool.close();
+        IOException leftover = leftovers.retryAll();
+        try {
+            pool.close();
+        } catch (IllegalStateException leak) {
+            if (leftover != null) {
+                leak.addSuppressed(leftover);
+            }
+            throw leak;
+        }
+        if (leftover != null) {
+            throw leftover;
+        }
     }
 
     /**
@@ -231,6 +256,8 @@ public final class ShuffleWorker implements AutoCloseable {
      *     sections of several consumers were merged into one read)
      * @param pagesInUse network pages held now
      * @param filesOpenForRead files the IO thread holds open now
+     * @param filesNotDeleted partition files a failed or abandoned writer could not delete, not
+     *     deleted since; {@link #close()} retries them and names those still there
      */
     public record ShuffleStats(
             long filesCreated,
@@ -239,7 +266,8 @@ public final class ShuffleWorker implements AutoCloseable {
             long reads,
             long channelReads,
             int pagesInUse,
-            int filesOpenForRead) {}
+            int filesOpenForRead,
+            int filesNotDeleted) {}
 
     private void checkWriter(String name, int numSubpartitions) {
         checkState(!closed, "shuffle worker closed");
@@ -280,29 +308,31 @@ public final class ShuffleWorker implements AutoCloseable {
         }
     }
 
-    private static void undo(BufferOwner owner, List<Page> pages, List<Path> created) {
-        for (Page page : pages) {
-            owner.recycle(page);
-        }
-        owner.close();
-        for (Path path : created) {
-            try {
-                Files.deleteIfExists(path);
-            } catch (IOException ignored) {
-                // The directory is the worker's; a leftover is swept at close.
-            }
-        }
-    }
-
-    private static void closeQuietly(FileChannel[] files) {
+    /**
+     * Undoes a writer that could not be created while {@code propagating} is thrown: closes the
+     * files opened so far and deletes those created (a failure to close or delete is added to
+     * {@code propagating} as suppressed; a file that cannot be deleted is also recorded for {@link
+     * #close()} to retry), and returns the pages and the guarantee.
+     */
+    private void undo(
+            BufferOwner owner,
+            List<Page> pages,
+            @Nullable FileChannel[] files,
+            List<Path> created,
+            Throwable propagating) {
         for (FileChannel file : files) {
             if (file != null) {
                 try {
                     file.close();
-                } catch (IOException ignored) {
-                    // Deleted next.
+                } catch (IOException e) {
+                    propagating.addSuppressed(e);
                 }
             }
         }
+        leftovers.deleteAll(created, propagating);
+        for (Page page : pages) {
+            owner.recycle(page);
+        }
+        owner.close();
     }
 }

@@ -4,37 +4,45 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * The index of a sort-based partition file: for each region, one 16-byte entry per subpartition,
- * {@code offset (8) | length (4) | CRC32C (4)} of the subpartition's section of the data file. The
- * checksum covers the offset, the length, the region and the subpartition, so an entry that is
- * corrupt or read from the wrong place is detected. Entry {@code (r, s)} is at byte {@code (r × n +
- * s) × 16}: one positioned read, no directory. A broadcast region has n equal entries pointing at
- * one section. Not thread-safe (one per writer and per IO thread); no allocation.
+ * The index of a sort-based partition file: for each region, one {@link IndexEntry} per
+ * subpartition, locating the subpartition's section of the data file (the entry's layout is named
+ * there). The checksum covers the section's offset and length, the region and the subpartition, so
+ * an entry that is corrupt or read from the wrong place is detected. Entry {@code (r, s)} is at
+ * byte {@code (r × n + s) × 16}: one positioned read, no directory. A broadcast region has n equal
+ * entries pointing at one section. Not thread-safe (one per writer, and one per partition used
+ * under its lock); every method is O(1) and allocates nothing.
  */
 final class SortIndex {
-    static final int ENTRY_BYTES = 16;
+    /** Bytes the checksum covers: offset (8), length (4), region (4), subpartition (4). */
+    private static final int COVERED_BYTES = 20;
 
     private final CRC32C crc = new CRC32C();
-    private final ByteBuffer covered = ByteBuffer.allocate(20);
+    private final ByteBuffer covered = ByteBuffer.allocate(COVERED_BYTES);
+    private final IndexEntry appending = new IndexEntry();
 
     /**
      * Byte position of entry {@code (region, subpartition)} in a file of {@code n} subpartitions.
      */
     static long position(int region, int subpartition, int n) {
-        return ((long) region * n + subpartition) * ENTRY_BYTES;
+        return ((long) region * n + subpartition) * IndexEntry.BYTES;
     }
 
-    /** Appends the entry for {@code (region, subpartition)} to {@code target}. */
+    /**
+     * Appends the entry for {@code (region, subpartition)} at {@code target}'s position, which
+     * moves past it; {@code target} must have {@link IndexEntry#BYTES} remaining.
+     */
     void put(ByteBuffer target, long offset, int length, int region, int subpartition) {
-        target.putLong(offset)
-                .putInt(length)
-                .putInt(checksum(offset, length, region, subpartition));
+        int at = target.position();
+        appending
+                .wrap(target, at)
+                .write(offset, length, checksum(offset, length, region, subpartition));
+        target.position(at + IndexEntry.BYTES);
     }
 
-    /** Whether {@code entry[0, 16)} holds a valid entry for {@code (region, subpartition)}. */
-    boolean valid(ByteBuffer entry, int region, int subpartition) {
-        return entry.getInt(12)
-                == checksum(entry.getLong(0), entry.getInt(8), region, subpartition);
+    /** Whether {@code entry} holds a valid entry for {@code (region, subpartition)}. */
+    boolean valid(IndexEntry entry, int region, int subpartition) {
+        return entry.crc()
+                == checksum(entry.sectionOffset(), entry.sectionLength(), region, subpartition);
     }
 
     private int checksum(long offset, int length, int region, int subpartition) {

@@ -14,13 +14,15 @@ import org.jspecify.annotations.Nullable;
  * and one {@link SortIndex index} file. Thread-safe.
  */
 final class SortPartition extends BlockingPartition {
-    private static final int CACHE_BYTES = 64 * SortIndex.ENTRY_BYTES;
+    private static final int CACHE_BYTES = 64 * IndexEntry.BYTES;
 
     private final Path dataFile;
     private final Path indexFile;
     private final int regions;
     private final SortIndex index = new SortIndex();
     private final ByteBuffer cache = ByteBuffer.allocate(CACHE_BYTES);
+    // A view into the cache, guarded (like the cache) by this partition's monitor.
+    private final IndexEntry entry = new IndexEntry();
     private long cacheStart = -1;
     private @Nullable FileChannel indexChannel;
     private @Nullable FileChannel dataChannel;
@@ -48,23 +50,21 @@ final class SortPartition extends BlockingPartition {
     }
 
     @Override
-    synchronized void loadSection(ChannelReader channel, int region, ByteBuffer entry)
-            throws IOException {
+    synchronized void loadSection(ChannelReader channel, int region) throws IOException {
         int s = channel.subpartition();
         long position = SortIndex.position(region, s, numSubpartitions());
         if (cacheStart < 0
                 || position < cacheStart
-                || position + SortIndex.ENTRY_BYTES > cacheStart + cache.limit()) {
+                || position + IndexEntry.BYTES > cacheStart + cache.limit()) {
             fillCache(position);
         }
-        entry.clear();
-        entry.put(0, cache, (int) (position - cacheStart), SortIndex.ENTRY_BYTES);
+        entry.wrap(cache, (int) (position - cacheStart));
         if (!index.valid(entry, region, s)) {
             throw new CorruptPartitionFileException(
                     name(), indexFile, position, "index entry checksum mismatch");
         }
-        long offset = entry.getLong(0);
-        int length = entry.getInt(8);
+        long offset = entry.sectionOffset();
+        int length = entry.sectionLength();
         if (offset < 0 || length < 0 || offset + length > bytesOnDisk()) {
             throw new CorruptPartitionFileException(
                     name(), indexFile, position, "index entry outside the data file");
@@ -86,7 +86,7 @@ final class SortPartition extends BlockingPartition {
         }
         cache.flip();
         cacheStart = position;
-        if (cache.limit() < SortIndex.ENTRY_BYTES) {
+        if (cache.limit() < IndexEntry.BYTES) {
             cacheStart = -1;
             throw new CorruptPartitionFileException(
                     name(), indexFile, position, "index entry past the end of the file");

@@ -34,6 +34,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Not thread-safe: owned by the producing task's thread.
  */
 final class SortPartitionWriter extends AbstractPartitionWriter {
+    // A buffered record's header (see the design notes): length, then the next record's position.
+    private static final int RECORD_LENGTH_OFFSET = 0;
+    private static final int RECORD_NEXT_OFFSET = 4;
     private static final int RECORD_HEADER = 8;
     private static final int NONE = -1;
     private static final int EMPTY = 0;
@@ -73,8 +76,9 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
             Path indexPath,
             FileChannel data,
             FileChannel index,
-            LongAdder workerBytesWritten) {
-        super(name, numSubpartitions, owner, pages, workerBytesWritten);
+            LongAdder workerBytesWritten,
+            LeftoverFiles leftovers) {
+        super(name, numSubpartitions, owner, pages, workerBytesWritten, leftovers);
         this.dataPath = dataPath;
         this.indexPath = indexPath;
         this.data = data;
@@ -167,10 +171,20 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
 
     @Override
     void closeFiles() throws IOException {
-        try {
-            data.close();
-        } finally {
-            index.close();
+        IOException failure = null;
+        for (FileChannel file : new FileChannel[] {data, index}) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -189,8 +203,8 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
             position = 0;
         }
         ByteBuffer page = arena[position / pageSize];
-        page.putInt(position % pageSize, length);
-        page.putInt(position % pageSize + 4, NONE);
+        page.putInt(position % pageSize + RECORD_LENGTH_OFFSET, length);
+        page.putInt(position % pageSize + RECORD_NEXT_OFFSET, NONE);
         arenaPosition = position + (int) need;
         return position;
     }
@@ -210,7 +224,7 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
     }
 
     private void setNext(int record, int next) {
-        arena[record / pageSize].putInt(record % pageSize + 4, next);
+        arena[record / pageSize].putInt(record % pageSize + RECORD_NEXT_OFFSET, next);
     }
 
     private void copyIn(ByteBuffer record, int position) {
@@ -290,8 +304,8 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
         }
         for (int record = head; record != NONE; ) {
             ByteBuffer headerPage = arena[record / pageSize];
-            int length = headerPage.getInt(record % pageSize);
-            int next = headerPage.getInt(record % pageSize + 4);
+            int length = headerPage.getInt(record % pageSize + RECORD_LENGTH_OFFSET);
+            int next = headerPage.getInt(record % pageSize + RECORD_NEXT_OFFSET);
             lane.putLength(length);
             int at = record + RECORD_HEADER;
             int remaining = length;
@@ -341,7 +355,7 @@ final class SortPartitionWriter extends AbstractPartitionWriter {
     }
 
     private void putIndexEntry(long start, int length, int subpartition) throws IOException {
-        if (indexPage.remaining() < SortIndex.ENTRY_BYTES) {
+        if (indexPage.remaining() < IndexEntry.BYTES) {
             flushIndex();
         }
         indexFormat.put(indexPage, start, length, regions, subpartition);

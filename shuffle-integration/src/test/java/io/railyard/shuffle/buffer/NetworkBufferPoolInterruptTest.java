@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A thread interrupted while it waits for pages (RELIABILITY row 32, Flink's {@code
- * testRequestMemorySegmentsInterruptable}): the wait aborts with {@link InterruptedException} and
- * the reservation is rolled back. Every test waits for the waiter to be parked before acting; the
- * timeouts only guard against a hang.
+ * A thread interrupted while it waits for pages (ARCHITECTURE.md, Reliability row 32, Flink's
+ * {@code testRequestMemorySegmentsInterruptable}): the wait aborts with {@link
+ * InterruptedException} and the reservation is rolled back. Every test waits for the waiter to be
+ * parked before acting; the timeouts only guard against a hang.
  */
 @Timeout(60)
 class NetworkBufferPoolInterruptTest {

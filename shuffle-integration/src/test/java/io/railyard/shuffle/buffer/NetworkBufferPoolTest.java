@@ -18,9 +18,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The buffer pool's rules, one by one (RELIABILITY row 25: insufficient memory; the interrupt of
- * row 32 is in {@link NetworkBufferPoolInterruptTest}). Each test ends by checking the pool's
- * accounting; single-threaded unless it says otherwise.
+ * The buffer pool's rules, one by one (ARCHITECTURE.md, Reliability row 25: insufficient memory;
+ * the interrupt of row 32 is in {@link NetworkBufferPoolInterruptTest}). Each test ends by checking
+ * the pool's accounting; single-threaded unless it says otherwise.
  */
 class NetworkBufferPoolTest {
     static NetworkBufferPool pool(int pages) {

@@ -11,7 +11,10 @@ import java.util.Arrays;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
-/** The frame format's checks (RELIABILITY rows 20 and 30): nothing bad is ever decoded. */
+/**
+ * The frame format's checks (ARCHITECTURE.md, Reliability rows 20 and 30): nothing bad is ever
+ * decoded.
+ */
 class FrameCodecTest {
     private static final ShuffleOptions LZ4 =
             ShuffleOptions.builder().pageSizeBytes(1024).compression(Compression.LZ4).build();
@@ -22,7 +25,7 @@ class FrameCodecTest {
     private ByteBuffer seal(byte[] payload) {
         ByteBuffer page = ByteBuffer.allocateDirect(1024);
         ByteBuffer scratch = ByteBuffer.allocateDirect(1024);
-        page.put(FrameCodec.HEADER_BYTES, payload);
+        page.put(FrameHeader.BYTES, payload);
         int length = codec.seal(page, 0, 3, 7, payload.length, scratch);
         ByteBuffer frame = ByteBuffer.allocate(length);
         frame.put(0, page, 0, length);
@@ -30,10 +33,11 @@ class FrameCodecTest {
     }
 
     private ByteBuffer open(ByteBuffer frame) throws CorruptPartitionFileException {
-        ByteBuffer header = ByteBuffer.allocate(FrameCodec.HEADER_BYTES);
-        header.put(0, frame, 0, FrameCodec.HEADER_BYTES);
+        ByteBuffer headerBytes = ByteBuffer.allocate(FrameHeader.BYTES);
+        headerBytes.put(0, frame, 0, FrameHeader.BYTES);
+        FrameHeader header = new FrameHeader().wrap(headerBytes, 0);
         int length = codec.frameLength(header, at);
-        ByteBuffer stored = frame.duplicate().position(FrameCodec.HEADER_BYTES).limit(length);
+        ByteBuffer stored = frame.duplicate().position(FrameHeader.BYTES).limit(length);
         ByteBuffer destination = ByteBuffer.allocate(1024);
         codec.open(header, stored, destination, at);
         return destination;
@@ -48,18 +52,19 @@ class FrameCodecTest {
     /** Rewrites the CRC so a forged header reaches the later checks. */
     private static void reChecksum(ByteBuffer frame, int storedLength) {
         CRC32C crc = new CRC32C();
-        crc.update(frame.duplicate().position(0).limit(20));
+        crc.update(frame.duplicate().position(0).limit(FrameHeader.CRC_FIELD_OFFSET));
         crc.update(
                 frame.duplicate()
-                        .position(FrameCodec.HEADER_BYTES)
-                        .limit(FrameCodec.HEADER_BYTES + storedLength));
-        frame.putInt(20, (int) crc.getValue());
+                        .position(FrameHeader.BYTES)
+                        .limit(FrameHeader.BYTES + storedLength));
+        frame.putInt(FrameHeader.CRC_FIELD_OFFSET, (int) crc.getValue());
     }
 
     @Test
     void sealThenOpen_roundTripsAndCompressesWhenItPays() throws Exception {
         ByteBuffer frame = seal(compressible());
-        assertThat(frame.get(3)).isEqualTo((byte) FrameCodec.CODEC_LZ4);
+        assertThat(frame.get(FrameHeader.CODEC_FIELD_OFFSET))
+                .isEqualTo((byte) FrameCodec.CODEC_LZ4);
         assertThat(frame.limit()).isLessThan(100);
         ByteBuffer payload = open(frame);
         byte[] bytes = new byte[payload.remaining()];
@@ -70,7 +75,7 @@ class FrameCodecTest {
     @Test
     void open_flippedPayloadBit_checksumMismatchNamingFileAndOffset() {
         ByteBuffer frame = seal(compressible());
-        frame.put(FrameCodec.HEADER_BYTES + 2, (byte) (frame.get(FrameCodec.HEADER_BYTES + 2) ^ 1));
+        frame.put(FrameHeader.BYTES + 2, (byte) (frame.get(FrameHeader.BYTES + 2) ^ 1));
         assertThatThrownBy(() -> open(frame))
                 .isInstanceOf(CorruptPartitionFileException.class)
                 .hasMessageContaining("/x/p.data at offset 4096")
@@ -80,8 +85,8 @@ class FrameCodecTest {
     @Test
     void frameLength_declaredPayloadBeyondThePage_rejectedBeforeAnyCopy() {
         ByteBuffer frame = seal(compressible());
-        frame.putInt(12, 5000);
-        reChecksum(frame, frame.getInt(16));
+        frame.putInt(FrameHeader.UNCOMPRESSED_LENGTH_FIELD_OFFSET, 5000);
+        reChecksum(frame, frame.getInt(FrameHeader.STORED_LENGTH_FIELD_OFFSET));
         assertThatThrownBy(() -> open(frame))
                 .isInstanceOf(CorruptPartitionFileException.class)
                 .hasMessageContaining("exceeds the page");
@@ -90,8 +95,9 @@ class FrameCodecTest {
     @Test
     void open_lz4OutputShorterThanDeclared_rejected() {
         ByteBuffer frame = seal(compressible());
-        frame.putInt(12, 700); // declared 700, the payload decodes to 600
-        reChecksum(frame, frame.getInt(16));
+        // declared 700, the payload decodes to 600
+        frame.putInt(FrameHeader.UNCOMPRESSED_LENGTH_FIELD_OFFSET, 700);
+        reChecksum(frame, frame.getInt(FrameHeader.STORED_LENGTH_FIELD_OFFSET));
         assertThatThrownBy(() -> open(frame))
                 .isInstanceOf(CorruptPartitionFileException.class)
                 .hasMessageContaining("LZ4 payload");
@@ -99,7 +105,13 @@ class FrameCodecTest {
 
     @Test
     void frameLength_badMagicVersionCodecOrStoredLength_rejected() {
-        for (int field : new int[] {0, 2, 3, 16}) {
+        for (int field :
+                new int[] {
+                    FrameHeader.MAGIC_FIELD_OFFSET,
+                    FrameHeader.VERSION_FIELD_OFFSET,
+                    FrameHeader.CODEC_FIELD_OFFSET,
+                    FrameHeader.STORED_LENGTH_FIELD_OFFSET
+                }) {
             ByteBuffer frame = seal(compressible());
             frame.put(field, (byte) (frame.get(field) + 9));
             assertThatThrownBy(() -> open(frame))

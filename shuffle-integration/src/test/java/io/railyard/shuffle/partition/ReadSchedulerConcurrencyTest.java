@@ -20,9 +20,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Many consumers read the same files at once through the one IO thread (RELIABILITY rows 23, 24,
- * 28): each reads exactly its records; one consumer abandons its gate half-way and the others are
- * unaffected; at the end every page is back and no file is left open.
+ * Many consumers read the same files at once through the one IO thread (ARCHITECTURE.md,
+ * Reliability rows 23, 24, 28): each reads exactly its records; one consumer abandons its gate
+ * half-way and the others are unaffected; at the end every page is back and no file is left open.
  */
 class ReadSchedulerConcurrencyTest {
     @TempDir Path dir;

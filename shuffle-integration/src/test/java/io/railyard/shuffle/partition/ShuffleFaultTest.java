@@ -26,7 +26,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * RELIABILITY rows 19–25 and 27: corrupt, truncated, missing, released files; disk full; memory.
+ * ARCHITECTURE.md, Reliability rows 19–25 and 27: corrupt, truncated, missing, released files; disk
+ * full; memory.
  */
 class ShuffleFaultTest {
     private static final ShuffleOptions OPTIONS =
@@ -117,7 +118,7 @@ class ShuffleFaultTest {
                     ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
             Path index = partition.files().get(1);
             try (FileChannel channel = FileChannel.open(index, StandardOpenOption.WRITE)) {
-                channel.truncate(SortIndex.ENTRY_BYTES); // only entry (0, 0) is left
+                channel.truncate(IndexEntry.BYTES); // only entry (0, 0) is left
             }
             assertThat(readFailure(worker, partition, 1))
                     .isInstanceOf(CorruptPartitionFileException.class)
@@ -133,7 +134,7 @@ class ShuffleFaultTest {
                     ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
             Path index = partition.files().get(1);
             byte[] bytes = Files.readAllBytes(index);
-            System.arraycopy(bytes, SortIndex.ENTRY_BYTES, bytes, 0, SortIndex.ENTRY_BYTES);
+            System.arraycopy(bytes, IndexEntry.BYTES, bytes, 0, IndexEntry.BYTES);
             Files.write(index, bytes);
             assertThat(readFailure(worker, partition, 0))
                     .isInstanceOf(CorruptPartitionFileException.class)

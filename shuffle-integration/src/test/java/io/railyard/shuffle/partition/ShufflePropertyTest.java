@@ -18,10 +18,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every consumer reads exactly the records sent to it, in order (RELIABILITY invariant 1 and rows
- * 19, 24): random streams (0 B to several pages, skew, broadcast), hash and sort, with and without
- * LZ4, at the minimum budget and an ample one; afterwards every page is back and release deletes
- * every file.
+ * Every consumer reads exactly the records sent to it, in order (ARCHITECTURE.md, Reliability
+ * invariant 1 and rows 19, 24): random streams (0 B to several pages, skew, broadcast), hash and
+ * sort, with and without LZ4, at the minimum budget and an ample one; afterwards every page is back
+ * and release deletes every file.
  */
 class ShufflePropertyTest {
     static java.util.stream.Stream<Arguments> cases() {

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * RELIABILITY row 27: a hash partition with more subpartitions than the process may open files
- * fails with a clear "too many open files" error that points to the sort-based partition, and
- * leaves nothing behind. Runs in a child JVM under {@code ulimit -n 128}.
+ * ARCHITECTURE.md, Reliability row 27: a hash partition with more subpartitions than the process
+ * may open files fails with a clear "too many open files" error that points to the sort-based
+ * partition, and leaves nothing behind. Runs in a child JVM under {@code ulimit -n 128}.
  */
 class TooManyFilesTest {
     /** The child: tries a 500-subpartition hash partition and prints the outcome. */

@@ -1,0 +1,62 @@
+package io.railyard.shuffle.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sort index entry view: the on-disk offsets (pinned here with literals), a round trip at an
+ * offset inside a larger buffer, and {@link SortIndex} writing and checking through it.
+ */
+class IndexEntryTest {
+    private static final int AT = 5;
+
+    @Test
+    void offsets_areTheDocumentedOnDiskLayout() {
+        assertThat(IndexEntry.SECTION_OFFSET_FIELD_OFFSET).isEqualTo(0);
+        assertThat(IndexEntry.SECTION_LENGTH_FIELD_OFFSET).isEqualTo(8);
+        assertThat(IndexEntry.CRC_FIELD_OFFSET).isEqualTo(12);
+        assertThat(IndexEntry.BYTES).isEqualTo(16);
+        assertThat(SortIndex.position(3, 2, 10)).isEqualTo((3 * 10 + 2) * 16L);
+    }
+
+    @Test
+    void write_thenRead_roundTripsAtAnOffsetAndTouchesNothingElse() {
+        ByteBuffer buffer = ByteBuffer.allocate(32);
+        Arrays.fill(buffer.array(), (byte) 0x33);
+        IndexEntry entry = new IndexEntry().wrap(buffer, AT).write(1L << 40, 65_536, -7);
+
+        assertThat(entry.sectionOffset()).isEqualTo(1L << 40);
+        assertThat(entry.sectionLength()).isEqualTo(65_536);
+        assertThat(entry.crc()).isEqualTo(-7);
+        assertThat(buffer.getLong(AT)).isEqualTo(1L << 40);
+        assertThat(buffer.getInt(AT + 8)).isEqualTo(65_536);
+        assertThat(buffer.getInt(AT + 12)).isEqualTo(-7);
+        for (int i = 0; i < buffer.capacity(); i++) {
+            if (i < AT || i >= AT + IndexEntry.BYTES) {
+                assertThat(buffer.get(i)).as("byte %s", i).isEqualTo((byte) 0x33);
+            }
+        }
+        assertThat(buffer.position()).isZero();
+    }
+
+    @Test
+    void sortIndexPut_appendsAnEntryTheViewReadsAndValidatesForItsRegionAndSubpartitionOnly() {
+        SortIndex index = new SortIndex();
+        ByteBuffer page = ByteBuffer.allocate(64);
+        index.put(page, 4096, 300, 2, 1);
+        index.put(page, 4396, 0, 2, 2);
+        assertThat(page.position()).isEqualTo(2 * IndexEntry.BYTES);
+
+        IndexEntry entry = new IndexEntry().wrap(page, 0);
+        assertThat(entry.sectionOffset()).isEqualTo(4096);
+        assertThat(entry.sectionLength()).isEqualTo(300);
+        assertThat(index.valid(entry, 2, 1)).isTrue();
+        assertThat(index.valid(entry, 2, 2)).as("another subpartition").isFalse();
+        assertThat(index.valid(entry, 3, 1)).as("another region").isFalse();
+        assertThat(index.valid(entry.wrap(page, IndexEntry.BYTES), 2, 2)).isTrue();
+        assertThat(entry.sectionOffset()).isEqualTo(4396);
+    }
+}
