@@ -1,0 +1,182 @@
+package io.railyard.benchmarks.cli;
+
+import com.google.common.collect.ImmutableList;
+import io.railyard.benchmarks.procedures.DeployProcedures;
+import io.railyard.benchmarks.procedures.ScaleReport;
+import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** The scale report as a text table: Railyard, Flink live (if measured), ratio, Flink published. */
+final class ReportTable {
+    private ReportTable() {}
+
+    /** The whole report as text; shuffle failures name the options in {@code names}. */
+    static String render(ScaleReport report, ShuffleChecks.Names names) {
+        StringBuilder out = new StringBuilder();
+        ScaleReport.FlinkColumn flink = report.flink();
+        header(out, report);
+        String live = flink == null ? "" : "Flink " + flink.version();
+        row(
+                out,
+                "procedure",
+                "Railyard",
+                live,
+                flink == null ? "" : "ratio",
+                "Flink 1.12*",
+                "Flink 1.14*");
+        for (ScaleReport.Procedure procedure : report.procedures()) {
+            Double flinkMillis = flink == null ? null : flink.millis().get(procedure.key());
+            ImmutableList<String> published = ScaleReport.published(procedure.key());
+            String label =
+                    procedure.key().equals("tasks_to_restart")
+                            ? String.format(
+                                    Locale.ROOT,
+                                    "tasks to restart (%,d tasks)",
+                                    report.restartedTasks())
+                            : procedure.label();
+            row(
+                    out,
+                    label,
+                    humanMillis(procedure.millis()),
+                    flinkMillis == null ? (flink == null ? "" : "-") : humanMillis(flinkMillis),
+                    ratio(flinkMillis, procedure.millis()),
+                    published == null ? "-" : published.get(0),
+                    published == null ? "-" : published.get(1));
+        }
+        deploymentRows(out, report);
+        memoryRows(out, report.memory(), flink);
+        ShuffleThroughput.Result shuffle = report.shuffle();
+        if (shuffle != null) {
+            out.append(ShuffleTable.section(shuffle, names));
+        }
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "%n* published by Flink for P = 10,000 (Flink blog on scheduler"
+                                + " performance); not measured here. Flink's job initialization"
+                                + " covers Railyard's initialization; its task deployment covers"
+                                + " schedule downstream and deploy all; its sink descriptor is the"
+                                + " size before offloading; 2 GiB and 30 GiB are JobManager heaps."
+                                + "%n"));
+        return out.toString();
+    }
+
+    private static void header(StringBuilder out, ScaleReport report) {
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "Railyard scale report: source -> sink, P = %,d, ALL_TO_ALL BLOCKING"
+                                + " (%,d connections, %,d regions)%n",
+                        report.parallelism(),
+                        report.connections(),
+                        report.numRegions()));
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "machine: %d cores, %s %s, %s %s%n%n",
+                        Runtime.getRuntime().availableProcessors(),
+                        System.getProperty("os.name"),
+                        System.getProperty("os.arch"),
+                        System.getProperty("java.vm.name"),
+                        System.getProperty("java.version")));
+    }
+
+    private static void deploymentRows(StringBuilder out, ScaleReport report) {
+        DeployProcedures.Shipped shipped = report.shipped();
+        row(out, "sink descriptor", shipped.sinkDescriptorBytes() + " B", "", "", "-", "~270 KiB");
+        row(
+                out,
+                String.format(
+                        Locale.ROOT,
+                        "shared group (%,d descriptors)",
+                        shipped.sharedGroupDescriptors()),
+                humanBytes(shipped.sharedGroupBytes()),
+                "",
+                "",
+                "-",
+                "-");
+        row(out, "total shipped", humanBytes(shipped.totalBytes()), "", "", "-", "-");
+        row(
+                out,
+                "worker decodes the group",
+                humanMillis(report.decodeGroupMillis()),
+                "",
+                "",
+                "-",
+                "-");
+    }
+
+    private static void memoryRows(
+            StringBuilder out, Map<String, Long> memory, ScaleReport.@Nullable FlinkColumn flink) {
+        long initialized = memory.getOrDefault("initialized", 0L);
+        row(
+                out,
+                "memory: initialized state",
+                humanBytes(initialized),
+                flink == null ? "" : humanBytes(flink.graphBytes()),
+                flink == null ? "" : ratio((double) flink.graphBytes(), (double) initialized),
+                "30 GiB heap",
+                "2 GiB heap");
+        row(
+                out,
+                "  of which topology",
+                humanBytes(memory.getOrDefault("topology", 0L)),
+                "",
+                "",
+                "",
+                "");
+        row(
+                out,
+                "  of which regions",
+                humanBytes(memory.getOrDefault("regions", 0L)),
+                "",
+                "",
+                "",
+                "");
+    }
+
+    private static String ratio(@Nullable Double flink, double railyard) {
+        if (flink == null || railyard <= 0) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "%,.0fx", flink / railyard);
+    }
+
+    private static void row(
+            StringBuilder out,
+            String label,
+            String ours,
+            String live,
+            String ratio,
+            String f112,
+            String f114) {
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "%-36s %12s %12s %8s %12s %12s%n",
+                        label,
+                        ours,
+                        live,
+                        ratio,
+                        f112,
+                        f114));
+    }
+
+    static String humanMillis(double millis) {
+        return millis < 1
+                ? String.format(Locale.ROOT, "%.2f us", millis * 1000)
+                : String.format(Locale.ROOT, "%,.1f ms", millis);
+    }
+
+    static String humanBytes(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        if (bytes < 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+        }
+        return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+    }
+}

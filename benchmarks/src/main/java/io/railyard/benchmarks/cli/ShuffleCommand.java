@@ -1,0 +1,175 @@
+package io.railyard.benchmarks.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
+import io.railyard.shuffle.ShuffleOptions.Compression;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code shuffle}: the throughput of sort-based and hash-based partitions against the machine's
+ * sequential limits. Every option is checked before the first run; each parallelism's rows are
+ * printed as soon as they are measured; a failed run (a full disk) stops the command with exit code
+ * 1 after what was measured is printed and written.
+ */
+@Command(
+        name = "shuffle",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description =
+                "Writes and reads N bytes through sort-based and hash-based partitions at each"
+                        + " parallelism (producers x consumers in one process, --slots at a time),"
+                        + " beside one file written and read sequentially with the same page size."
+                        + " Files go to a marked directory under --dir that is deleted at the end"
+                        + " and on Ctrl-C; directories left by killed runs are swept at start.")
+final class ShuffleCommand implements Callable<Integer> {
+    @Spec
+    @SuppressWarnings("NullAway.Init") // injected by picocli before call()
+    private CommandSpec spec;
+
+    @Mixin private OutputOptions output = new OutputOptions();
+
+    @Option(
+            names = "--parallelism",
+            split = ",",
+            paramLabel = "P[,P...]",
+            defaultValue = "1,100,1000",
+            description =
+                    "producers = consumers, comma-separated, each 1..16777216 (default ${DEFAULT-VALUE})")
+    private List<Integer> parallelism = List.of(1, 100, 1000);
+
+    @Option(
+            names = "--bytes-mib",
+            paramLabel = "MIB",
+            defaultValue = "1024",
+            description = "MiB of records per run, 1..1048576 (default ${DEFAULT-VALUE})")
+    private long mebibytes;
+
+    @Option(
+            names = "--record-bytes",
+            paramLabel = "BYTES",
+            defaultValue = "256",
+            description = "bytes per record, 1..1048576 (default ${DEFAULT-VALUE})")
+    private int recordBytes;
+
+    @Option(
+            names = "--memory-mib",
+            paramLabel = "MIB",
+            defaultValue = "64",
+            description =
+                    "network memory of the worker in MiB; at least what --slots sort writers or"
+                            + " gates need, at most the JVM's direct memory (default ${DEFAULT-VALUE})")
+    private long memoryMib;
+
+    @Option(
+            names = "--gate-pages",
+            paramLabel = "PAGES",
+            defaultValue = "64",
+            description =
+                    "pages guaranteed to each consumer's input gate, 1..1048576 (default"
+                            + " ${DEFAULT-VALUE})")
+    private int gatePages;
+
+    @Option(
+            names = "--slots",
+            paramLabel = "N",
+            defaultValue = "8",
+            description = "tasks at once, 1..256 (default ${DEFAULT-VALUE})")
+    private int slots;
+
+    @Option(
+            names = "--compression",
+            defaultValue = "NONE",
+            description = "frame codec: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
+    private Compression compression = Compression.NONE;
+
+    @Option(
+            names = "--dir",
+            paramLabel = "DIR",
+            description = "an existing directory for the files (default: java.io.tmpdir)")
+    private Path directory = Path.of(System.getProperty("java.io.tmpdir"));
+
+    @Override
+    public Integer call() throws Exception {
+        List<ShuffleThroughput.Settings> runs =
+                ShuffleChecks.settings(
+                        spec,
+                        ShuffleChecks.SHUFFLE,
+                        new ShuffleChecks.Request(
+                                parallelism,
+                                mebibytes,
+                                recordBytes,
+                                slots,
+                                gatePages,
+                                memoryMib,
+                                compression,
+                                directory));
+        OutputFile json = output.check(spec);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(ShuffleTable.HEADER);
+        out.flush();
+        List<ShuffleThroughput.Result> results = new ArrayList<>();
+        @Nullable Failure failure = null;
+        for (ShuffleThroughput.Settings settings : runs) {
+            ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
+            results.add(result);
+            out.print(ShuffleTable.rows(result, ShuffleChecks.SHUFFLE));
+            out.flush();
+            failure = result.ioFailure();
+            if (failure != null) {
+                break;
+            }
+        }
+        out.println(
+                String.format(
+                        Locale.ROOT,
+                        "%d MiB of %d-byte records, %d MiB network memory, %s, %d slots",
+                        mebibytes,
+                        recordBytes,
+                        memoryMib,
+                        compression,
+                        slots));
+        if (json != null) {
+            json.write(stream -> mapper().writeValue(stream, document(results)));
+            out.println("JSON written to " + json.path());
+        }
+        out.flush();
+        if (failure != null) {
+            throw new CommandFailure(
+                    "P = "
+                            + results.get(results.size() - 1).parallelism()
+                            + ": "
+                            + failure.message()
+                            + " (the files of the run were deleted)");
+        }
+        return 0;
+    }
+
+    private static ObjectNode document(List<ShuffleThroughput.Result> results) {
+        ObjectNode root = mapper().createObjectNode();
+        ArrayNode runs = root.putArray("runs");
+        for (ShuffleThroughput.Result result : results) {
+            ShuffleTable.putJson(runs.addObject(), result, ShuffleChecks.SHUFFLE);
+        }
+        ReportJson.machine(root.putObject("machine"));
+        return root;
+    }
+
+    private static ObjectMapper mapper() {
+        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    }
+}

@@ -1,0 +1,95 @@
+package io.railyard.benchmarks.jmh;
+
+import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.shuffle.ShuffleDirectory;
+import io.railyard.shuffle.ShuffleOptions;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One whole shuffle, single shot: P producers write {@code mebibytes} of 256-byte records through
+ * sort-based or hash-based partitions, then P consumers read them, 8 tasks at a time, in one worker
+ * with {@code memoryMib} of network memory (files in a marked directory under java.io.tmpdir,
+ * deleted at the end and on Ctrl-C). Hash-based partitions at P = 1,000 do not fit in 64 MiB: that
+ * run fails with the pool's error, which is the point. MB/s against the disk are the {@code
+ * shuffle} command's business.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ShuffleBenchmark}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2)
+@Measurement(iterations = 5)
+@Fork(value = 1, jvmArgsAppend = "-Xmx2g")
+public class ShuffleBenchmark {
+    /** Producers = consumers. */
+    @Param({"1", "100", "1000"})
+    public int parallelism;
+
+    /** Partition kind. */
+    @Param({"SORT", "HASH"})
+    public ShuffleThroughput.Kind kind = ShuffleThroughput.Kind.SORT;
+
+    /** MiB of records per shuffle. */
+    @Param({"256"})
+    public int mebibytes;
+
+    /** Network memory of the worker, in MiB. */
+    @Param({"64"})
+    public int memoryMib;
+
+    @SuppressWarnings("NullAway.Init") // set in setup
+    private ShuffleThroughput.Settings settings;
+
+    @SuppressWarnings("NullAway.Init") // set in setup
+    private ShuffleDirectory directory;
+
+    /** A directory and the settings. */
+    @Setup
+    public void setUp() throws IOException {
+        Path parent = Path.of(System.getProperty("java.io.tmpdir"));
+        ShuffleDirectory.sweepStale(parent);
+        directory = ShuffleDirectory.create(parent, "railyard-shuffle-jmh-").deleteOnExit();
+        settings =
+                new ShuffleThroughput.Settings(
+                        parallelism,
+                        (long) mebibytes << 20,
+                        ShuffleThroughput.DEFAULT_RECORD_BYTES,
+                        ShuffleThroughput.DEFAULT_SLOTS,
+                        ShuffleOptions.builder()
+                                .totalMemoryBytes((long) memoryMib << 20)
+                                .compression(ShuffleOptions.Compression.NONE)
+                                .build(),
+                        directory.path());
+    }
+
+    /** Removes the directory (each shuffle deleted its files already) and its exit hook. */
+    @TearDown
+    public void tearDown() throws IOException {
+        directory.close();
+    }
+
+    /** Writes and reads everything; fails with the pool's error if the memory does not fit. */
+    @Benchmark
+    public double shuffle() throws IOException {
+        ShuffleThroughput.Throughput result = ShuffleThroughput.run(settings, kind);
+        if (result.failure() != null) {
+            throw new IllegalStateException(result.failure().message());
+        }
+        return result.readMbPerSecond();
+    }
+}

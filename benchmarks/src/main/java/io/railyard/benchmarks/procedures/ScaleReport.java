@@ -1,0 +1,277 @@
+package io.railyard.benchmarks.procedures;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import io.railyard.deployment.GroupDescriptors;
+import io.railyard.deployment.OffloadOptions;
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.openjdk.jol.info.GraphLayout;
+
+/**
+ * The scale report: every procedure measured on the reference job (source → sink, ALL_TO_ALL,
+ * BLOCKING) at one parallelism, beside the figures Flink published for P = 10,000 and, when given,
+ * a column measured live from Flink 2.x in the same process.
+ *
+ * <p>Procedures are timed in this process after warm-up (median of samples, see {@link Timing});
+ * memory is the retained size of a structure as JOL walks it (every object reachable from it, names
+ * and enum constants included). The JSON keys are stable; later issues add sections.
+ */
+public final class ScaleReport {
+    /** Procedures measured by {@link #measure}, in order: the progress bar's length. */
+    public static final int STEPS = 11;
+
+    /** Flink's published figures for P = 10,000 (1.12, 1.14), by procedure key. */
+    private static final ImmutableMap<String, ImmutableList<String>> PUBLISHED =
+            ImmutableMap.of(
+                    "initialization", ImmutableList.of("11,431 ms", "627 ms"),
+                    "deploy_all", ImmutableList.of("63,118 ms", "17,183 ms"),
+                    "tasks_to_restart", ImmutableList.of("37,195 ms", "170 ms"));
+
+    /**
+     * One measured procedure.
+     *
+     * @param key the JSON name
+     * @param label the table label
+     * @param millis the median time of one run
+     */
+    public record Procedure(String key, String label, double millis) {}
+
+    /**
+     * Flink 2.x measured live on the same job in the same process.
+     *
+     * @param version Flink's version
+     * @param millis median milliseconds by procedure key (the keys Flink has an equivalent for)
+     * @param graphBytes retained bytes of Flink's execution graph with its scheduling topology
+     */
+    public record FlinkColumn(String version, Map<String, Double> millis, long graphBytes) {}
+
+    private final int parallelism;
+    private final long connections;
+    private final int numRegions;
+    private final int restartedTasks;
+    private final ImmutableList<Procedure> procedures;
+    private final ImmutableMap<String, Long> memory;
+    private final DeployProcedures.Shipped shipped;
+    private final double decodeGroupMillis;
+    private final @Nullable FlinkColumn flink;
+    private final ShuffleThroughput.@Nullable Result shuffle;
+
+    @SuppressWarnings("TooManyParameters") // built only by measure(), withFlink(), withShuffle()
+    private ScaleReport(
+            int parallelism,
+            long connections,
+            int numRegions,
+            int restartedTasks,
+            List<Procedure> procedures,
+            Map<String, Long> memory,
+            DeployProcedures.Shipped shipped,
+            double decodeGroupMillis,
+            @Nullable FlinkColumn flink,
+            ShuffleThroughput.@Nullable Result shuffle) {
+        this.parallelism = parallelism;
+        this.connections = connections;
+        this.numRegions = numRegions;
+        this.restartedTasks = restartedTasks;
+        this.procedures = ImmutableList.copyOf(procedures);
+        this.memory = ImmutableMap.copyOf(memory);
+        this.shipped = shipped;
+        this.decodeGroupMillis = decodeGroupMillis;
+        this.flink = flink;
+        this.shuffle = shuffle;
+    }
+
+    /** Runs every procedure at {@code parallelism}, without progress output. */
+    public static ScaleReport measure(int parallelism) {
+        return measure(parallelism, step -> {});
+    }
+
+    /**
+     * Runs every procedure at {@code parallelism} and measures the footprints; {@code progress}
+     * hears the name of each of the {@link #STEPS} procedures as it completes.
+     */
+    public static ScaleReport measure(int parallelism, Consumer<String> progress) {
+        List<Procedure> procedures = new ArrayList<>();
+        Measurer m = new Measurer(procedures, progress);
+        m.time(
+                "initialization",
+                "initialization (all of the below)",
+                i -> Initialized.of(parallelism));
+        m.time("build_topology", "  build topology + groups", i -> BuildTopology.run(parallelism));
+        ExecutionTopology topology = BuildTopology.run(parallelism);
+        m.time("build_regions", "  build regions", i -> RegionProcedures.buildRegions(topology));
+        PipelinedRegions regions = RegionProcedures.buildRegions(topology);
+        m.time(
+                "init_scheduling",
+                "  init scheduling",
+                i ->
+                        RegionProcedures.initScheduling(
+                                regions, new RegionProcedures.CountingDeployer()));
+        m.time(
+                "schedule_downstream",
+                "schedule downstream",
+                () -> new RegionProcedures.Downstream(regions),
+                RegionProcedures.Downstream::finishLastSource);
+        m.time(
+                "deploy_all",
+                "deploy all (encode descriptors)",
+                i -> DeployProcedures.deployAll(topology, OffloadOptions.DEFAULT));
+        FailoverProcedures.Restart restart =
+                new FailoverProcedures.Restart(regions, FailoverProcedures.Failure.BLOCKING_SOURCE);
+        m.time("tasks_to_restart", "tasks to restart", i -> restart.tasksToRestart());
+        m.time(
+                "partition_release",
+                "partition release (all sinks)",
+                () -> new FailoverProcedures.Release(regions),
+                FailoverProcedures.Release::finishSinks);
+        DeployProcedures.Shipped shipped =
+                DeployProcedures.measureShipped(topology, OffloadOptions.DEFAULT);
+        progress.accept("deployment bytes");
+        byte[] sharedGroup = DeployProcedures.encodeSharedGroup(parallelism);
+        double decodeMillis = Timing.medianMillis(i -> GroupDescriptors.decode(sharedGroup).size());
+        progress.accept("decode group");
+        Map<String, Long> memory = new java.util.LinkedHashMap<>();
+        long topologyBytes = retainedBytes(topology);
+        memory.put("topology", topologyBytes);
+        memory.put("regions", retainedBytes(regions) - topologyBytes);
+        memory.put("initialized", retainedBytes(Initialized.of(parallelism)));
+        progress.accept("memory");
+        return new ScaleReport(
+                parallelism,
+                countConnections(topology),
+                regions.numRegions(),
+                restart.tasksToRestart(),
+                procedures,
+                memory,
+                shipped,
+                decodeMillis,
+                null,
+                null);
+    }
+
+    /** This report with a live Flink column. */
+    public ScaleReport withFlink(FlinkColumn column) {
+        return with(column, shuffle);
+    }
+
+    /** This report with a shuffle throughput section. */
+    public ScaleReport withShuffle(ShuffleThroughput.Result result) {
+        return with(flink, result);
+    }
+
+    private ScaleReport with(
+            @Nullable FlinkColumn column, ShuffleThroughput.@Nullable Result result) {
+        return new ScaleReport(
+                parallelism,
+                connections,
+                numRegions,
+                restartedTasks,
+                procedures,
+                memory,
+                shipped,
+                decodeGroupMillis,
+                column,
+                result);
+    }
+
+    /** The shuffle section, if measured. */
+    public ShuffleThroughput.@Nullable Result shuffle() {
+        return shuffle;
+    }
+
+    /** The measured procedures, in table order. */
+    public ImmutableList<Procedure> procedures() {
+        return procedures;
+    }
+
+    /** The live Flink column, if measured. */
+    public @Nullable FlinkColumn flink() {
+        return flink;
+    }
+
+    private static long countConnections(ExecutionTopology topology) {
+        long connections = 0;
+        for (int g = 0; g < topology.numGroups(); g++) {
+            connections += topology.numConnections(g);
+        }
+        return connections;
+    }
+
+    /** Bytes of every object reachable from {@code root}, as JOL counts them. */
+    public static long retainedBytes(Object root) {
+        return GraphLayout.parseInstance(root).totalSize();
+    }
+
+    /** Parallelism of source and sink. */
+    public int parallelism() {
+        return parallelism;
+    }
+
+    /** Task-level connections of the job (P × P). */
+    public long connections() {
+        return connections;
+    }
+
+    /** Pipelined regions of the job. */
+    public int numRegions() {
+        return numRegions;
+    }
+
+    /** Tasks restarted when one source fails. */
+    public int restartedTasks() {
+        return restartedTasks;
+    }
+
+    /**
+     * Retained bytes by structure: {@code topology}, {@code regions} (beyond the topology) and
+     * {@code initialized} (the whole initialised state).
+     */
+    public ImmutableMap<String, Long> memory() {
+        return memory;
+    }
+
+    /** What deployment ships, in bytes. */
+    public DeployProcedures.Shipped shipped() {
+        return shipped;
+    }
+
+    /** Median time a worker takes to decode the shared group, in milliseconds. */
+    public double decodeGroupMillis() {
+        return decodeGroupMillis;
+    }
+
+    /** Flink's published figures (1.12, 1.14) for procedure {@code key}, or null. */
+    public static @Nullable ImmutableList<String> published(String key) {
+        return PUBLISHED.get(key);
+    }
+
+    /** Times procedures into a list and reports progress. */
+    private static final class Measurer {
+        private final List<Procedure> procedures;
+        private final Consumer<String> progress;
+
+        Measurer(List<Procedure> procedures, Consumer<String> progress) {
+            this.procedures = procedures;
+            this.progress = progress;
+        }
+
+        void time(String key, String label, java.util.function.IntFunction<?> operation) {
+            procedures.add(new Procedure(key, label, Timing.medianMillis(operation)));
+            progress.accept(key);
+        }
+
+        <S> void time(
+                String key,
+                String label,
+                java.util.function.Supplier<S> setup,
+                java.util.function.Function<S, ?> operation) {
+            procedures.add(new Procedure(key, label, Timing.medianMillis(setup, operation)));
+            progress.accept(key);
+        }
+    }
+}

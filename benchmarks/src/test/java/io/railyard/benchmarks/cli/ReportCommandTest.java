@@ -1,0 +1,122 @@
+package io.railyard.benchmarks.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportCommandTest {
+
+    @Test
+    void report_withJson_writesTheDocumentedKeys(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("nested/report.json");
+        Path chart = dir.resolve("charts/report.png");
+        CliRun run =
+                CliRun.of(
+                        "report",
+                        "--parallelism",
+                        "100",
+                        "--json",
+                        json.toString(),
+                        "--chart",
+                        chart.toString(),
+                        "--shuffle-parallelism",
+                        "4",
+                        "--shuffle-mib",
+                        "1",
+                        "--shuffle-dir",
+                        dir.toString(),
+                        "--no-progress");
+
+        String out = run.succeeded().out();
+        assertThat(out).contains("P = 100,").contains("build topology + groups");
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.path("parallelism").asInt()).isEqualTo(100);
+        assertThat(root.path("procedures").path("build_topology").path("ms").isNumber()).isTrue();
+        assertThat(root.path("procedures").path("build_topology").path("ms").asDouble())
+                .isPositive();
+        for (String procedure :
+                new String[] {
+                    "build_regions",
+                    "init_scheduling",
+                    "schedule_downstream",
+                    "tasks_to_restart",
+                    "partition_release",
+                    "deploy_all"
+                }) {
+            assertThat(root.path("procedures").path(procedure).path("ms").isNumber())
+                    .as(procedure)
+                    .isTrue();
+        }
+        assertThat(root.path("procedures").path("tasks_to_restart").path("tasks").asInt())
+                .isEqualTo(101);
+        assertThat(out).contains("tasks to restart (101 tasks)");
+        for (String count :
+                new String[] {
+                    "sink_descriptor_bytes", "shared_group_bytes", "total_shipped_bytes"
+                }) {
+            assertThat(root.path("deployment").path(count).asLong()).as(count).isPositive();
+        }
+        assertThat(root.path("memory").path("topology").asLong()).isPositive();
+        assertThat(root.path("memory").path("initialized").asLong())
+                .isGreaterThan(root.path("memory").path("topology").asLong());
+        assertThat(root.path("procedures").path("initialization").path("ms").asDouble())
+                .isPositive();
+        byte[] png = Files.readAllBytes(chart);
+        assertThat(png).startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
+        assertThat(root.path("job").path("connections").asLong()).isEqualTo(10_000L);
+        JsonNode shuffle = root.path("shuffle");
+        assertThat(shuffle.path("parallelism").asInt()).isEqualTo(4);
+        assertThat(shuffle.path("bytes").asLong()).isEqualTo(1 << 20);
+        for (String system : new String[] {"limit", "sort", "hash"}) {
+            assertThat(shuffle.path(system).path("write_mb_s").asDouble()).as(system).isPositive();
+            assertThat(shuffle.path(system).path("read_mb_s").asDouble()).as(system).isPositive();
+        }
+        assertThat(shuffle.path("device_limit").has("write_mb_s")).isTrue();
+        assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(8);
+        assertThat(shuffle.path("hash").path("files").asLong()).isEqualTo(16);
+        assertThat(out).contains("shuffle: P = 4 producers");
+    }
+
+    @Test
+    void report_withFlink_addsALiveFlinkColumn(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("report.json");
+        CliRun run =
+                CliRun.of(
+                        "report",
+                        "--parallelism",
+                        "50",
+                        "--with-flink",
+                        "--no-progress",
+                        "--shuffle-parallelism",
+                        "0",
+                        "--json",
+                        json.toString());
+
+        String out = run.succeeded().out();
+        assertThat(out).contains("Flink 2.1").contains("ratio");
+        JsonNode flink = new ObjectMapper().readTree(json.toFile()).path("flink");
+        assertThat(flink.path("version").asText()).startsWith("2.");
+        for (String procedure :
+                new String[] {
+                    "initialization", "deploy_all", "tasks_to_restart", "partition_release"
+                }) {
+            assertThat(flink.path("procedures").path(procedure).path("ms").asDouble())
+                    .as(procedure)
+                    .isPositive();
+        }
+        assertThat(flink.path("memory").path("graph").asLong()).isPositive();
+    }
+
+    @Test
+    void report_badParallelism_isAUsageErrorWithExitCode2() {
+        assertThat(CliRun.of("report", "--parallelism", "0").isUsageError().err())
+                .startsWith("report: --parallelism must be in [1, 16777216], was 0");
+        CliRun.of("report", "--parallelism", "many").isUsageError();
+        CliRun.of("report", "--unknown").isUsageError();
+    }
+}

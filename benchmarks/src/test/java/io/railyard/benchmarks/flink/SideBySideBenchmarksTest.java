@@ -1,0 +1,32 @@
+package io.railyard.benchmarks.flink;
+
+import io.railyard.benchmarks.jmh.JmhSmoke;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The side-by-side benchmarks start under JMH on both systems and produce a score: one short run
+ * per benchmark and system on the BLOCKING job (tasks to restart: a failing source) at P = 1000.
+ * Their answers are checked by {@link FlinkProceduresTest} and the Railyard benchmarks' own twins.
+ */
+class SideBySideBenchmarksTest {
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SideBySide.class)
+    void benchmarks_startUnderJmh(SideBySide system) throws Exception {
+        String name = system.name();
+        JmhSmoke.assertStart(
+                new String[] {"system", name, "shape", "BLOCKING"},
+                InitializationSideBySideBenchmark.class,
+                BuildRegionsSideBySideBenchmark.class,
+                InitSchedulingSideBySideBenchmark.class,
+                ScheduleDownstreamSideBySideBenchmark.class,
+                PartitionReleaseSideBySideBenchmark.class);
+        JmhSmoke.assertStart(
+                new String[] {"system", name, "failure", "BLOCKING_SOURCE"},
+                TasksToRestartSideBySideBenchmark.class);
+        JmhSmoke.assertStart(
+                new String[] {"system", name, "shape", "BLOCKING", "offload", "true"},
+                DeployAllSideBySideBenchmark.class);
+    }
+}
