@@ -11,6 +11,10 @@ public final class JobFileException extends Exception {
     private final String where;
     private final String problem;
 
+    /**
+     * An error at {@code where} (a JSON path such as {@code $.edges[3].pattern}, or an option such
+     * as {@code --fail}) saying {@code problem}: what is wrong and what is allowed.
+     */
     public JobFileException(String where, String problem) {
         super(where + ": " + problem);
         this.where = where;

@@ -1,0 +1,51 @@
+package io.railyard.benchmarks.cli;
+
+import io.railyard.topology.JobGraph;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Checks of option values shared by the commands: each failure is a usage error (exit code 2)
+ * naming the option as the user typed it, the value and the allowed range. All checks of a command
+ * run before it does any work.
+ */
+final class OptionChecks {
+    private OptionChecks() {}
+
+    /** {@code option} (a parallelism) must be in [1, {@link JobGraph#MAX_PARALLELISM}]. */
+    static void parallelism(CommandSpec spec, String option, int value) {
+        range(spec, option, value, 1, JobGraph.MAX_PARALLELISM);
+    }
+
+    /** Every value of the list {@code option} must be a valid parallelism; the list not empty. */
+    static void parallelisms(CommandSpec spec, String option, List<Integer> values) {
+        if (values.isEmpty()) {
+            throw usage(spec, option + " needs at least one value");
+        }
+        for (int value : values) {
+            parallelism(spec, option, value);
+        }
+    }
+
+    /** {@code option} must be in [{@code min}, {@code max}]. */
+    static void range(CommandSpec spec, String option, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw usage(
+                    spec,
+                    String.format(
+                            Locale.ROOT,
+                            "%s must be in [%d, %d], was %d",
+                            option,
+                            min,
+                            max,
+                            value));
+        }
+    }
+
+    /** A usage error of the command {@code spec} with {@code message}. */
+    static ParameterException usage(CommandSpec spec, String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

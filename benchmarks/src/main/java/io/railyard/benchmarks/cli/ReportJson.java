@@ -1,0 +1,75 @@
+package io.railyard.benchmarks.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.benchmarks.procedures.DeployProcedures;
+import io.railyard.benchmarks.procedures.ScaleReport;
+import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import java.util.Map;
+
+/**
+ * The scale report as the JSON document of the README's main command ({@code report --json}). The
+ * keys are stable; sections are added, never renamed.
+ */
+final class ReportJson {
+    private ReportJson() {}
+
+    /** The document of {@code report}; shuffle failures name the options in {@code names}. */
+    static ObjectNode of(ScaleReport report, ObjectMapper mapper, ShuffleChecks.Names names) {
+        ObjectNode root = mapper.createObjectNode();
+        root.put("parallelism", report.parallelism());
+        ObjectNode job = root.putObject("job");
+        job.put("shape", "source -> sink, ALL_TO_ALL, BLOCKING");
+        job.put("connections", report.connections());
+        job.put("regions", report.numRegions());
+        ObjectNode procedures = root.putObject("procedures");
+        for (ScaleReport.Procedure procedure : report.procedures()) {
+            ObjectNode node = procedures.putObject(procedure.key()).put("ms", procedure.millis());
+            if (procedure.key().equals("tasks_to_restart")) {
+                node.put("tasks", report.restartedTasks());
+            }
+        }
+        deployment(root.putObject("deployment"), report);
+        ObjectNode memory = root.putObject("memory");
+        report.memory().forEach(memory::put);
+        long initialized = report.memory().getOrDefault("initialized", 0L);
+        memory.put("initialized_bytes_per_task", initialized / (2.0 * report.parallelism()));
+        ScaleReport.FlinkColumn flink = report.flink();
+        if (flink != null) {
+            ObjectNode flinkNode = root.putObject("flink");
+            flinkNode.put("version", flink.version());
+            ObjectNode flinkProcedures = flinkNode.putObject("procedures");
+            for (Map.Entry<String, Double> entry : flink.millis().entrySet()) {
+                flinkProcedures.putObject(entry.getKey()).put("ms", entry.getValue());
+            }
+            flinkNode.putObject("memory").put("graph", flink.graphBytes());
+        }
+        ShuffleThroughput.Result shuffle = report.shuffle();
+        if (shuffle != null) {
+            ShuffleTable.putJson(root.putObject("shuffle"), shuffle, names);
+        }
+        machine(root.putObject("machine"));
+        return root;
+    }
+
+    private static void deployment(ObjectNode node, ScaleReport report) {
+        DeployProcedures.Shipped shipped = report.shipped();
+        node.put("sink_descriptor_bytes", shipped.sinkDescriptorBytes());
+        node.put("shared_group_bytes", shipped.sharedGroupBytes());
+        node.put("shared_group_raw_bytes", shipped.sharedGroupRawBytes());
+        node.put("shared_group_descriptors", shipped.sharedGroupDescriptors());
+        node.put("total_shipped_bytes", shipped.totalBytes());
+        node.put("workers", DeployProcedures.WORKERS);
+        node.put("decode_group_ms", report.decodeGroupMillis());
+    }
+
+    /** The machine the numbers were measured on. */
+    static void machine(ObjectNode node) {
+        node.put("cores", Runtime.getRuntime().availableProcessors());
+        node.put("os", System.getProperty("os.name") + " " + System.getProperty("os.arch"));
+        node.put(
+                "java",
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        node.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
+    }
+}

@@ -1,0 +1,132 @@
+package io.railyard.benchmarks.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line as a separate process (ARCHITECTURE.md, reliability rows 31 and 36): stopped
+ * with SIGTERM mid-run it deletes its files; killed with SIGKILL, the next run sweeps what it left
+ * and nothing else; and without {@code -Djdk.attach.allowAttachSelf} JOL's warnings stay off
+ * stdout.
+ */
+@EnabledOnOs(OS.LINUX)
+class CliProcessTest {
+    private static final long TIMEOUT_SECONDS = 120;
+
+    @TempDir Path dir;
+
+    @Test
+    void sigterm_duringShuffle_deletesEverythingTheRunCreated() throws Exception {
+        Path shuffle = Files.createDirectories(dir.resolve("shuffle"));
+        Process child = start(shuffleArgs(shuffle));
+        awaitPartitionFiles(child, shuffle);
+
+        child.destroy(); // SIGTERM: the shutdown hook deletes the run directory
+
+        assertThat(child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(entries(shuffle)).as("left in --dir after SIGTERM").isEmpty();
+    }
+
+    @Test
+    void sigkill_thenTheNextRunSweepsWhatTheKilledRunLeft_andNothingElse() throws Exception {
+        Path shuffle = Files.createDirectories(dir.resolve("shuffle"));
+        Files.createDirectories(shuffle.resolve("someone-elses-dir"));
+        Files.writeString(shuffle.resolve("railyard-shuffle-lookalike.data"), "not ours");
+        Process child = start(shuffleArgs(shuffle));
+        awaitPartitionFiles(child, shuffle);
+
+        child.destroyForcibly(); // SIGKILL: no hook runs
+        assertThat(child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(entries(shuffle)).as("left by the killed run").hasSize(3);
+
+        CliRun.of("shuffle", "--parallelism", "1", "--bytes-mib", "1", "--dir", shuffle.toString())
+                .succeeded();
+
+        assertThat(entries(shuffle))
+                .containsExactlyInAnyOrder("someone-elses-dir", "railyard-shuffle-lookalike.data");
+    }
+
+    @Test
+    void memory_withoutAttachSelf_keepsStdoutToTheTable() throws Exception {
+        Path json = dir.resolve("memory.json");
+        Process child = start("memory", "--parallelism", "10", "--json", json.toString());
+
+        assertThat(child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        String out = read(dir.resolve("stdout"));
+        assertThat(child.exitValue())
+                .as("exit code; stderr: %s", read(dir.resolve("stderr")))
+                .isZero();
+        assertThat(out).startsWith("shape").doesNotContainIgnoringCase("warning");
+        assertThat(out.lines()).hasSize(1 + 4 + 1); // header, a row per shape, "JSON written"
+        assertThat(new ObjectMapper().readTree(json.toFile()).path("rows").size()).isEqualTo(4);
+    }
+
+    private static String[] shuffleArgs(Path shuffle) {
+        return new String[] {
+            "shuffle", "--parallelism", "200", "--bytes-mib", "256", "--dir", shuffle.toString()
+        };
+    }
+
+    /** Starts {@code Main args} in a child JVM, stdout and stderr to files in {@link #dir}. */
+    private Process start(String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx512m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Main.class.getName());
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectOutput(dir.resolve("stdout").toFile())
+                .redirectError(dir.resolve("stderr").toFile())
+                .start();
+    }
+
+    /** Waits until the run has created partition files (not just its limit file). */
+    private void awaitPartitionFiles(Process child, Path shuffle) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            assertThat(child.isAlive())
+                    .as("child still running; stderr: %s", read(dir.resolve("stderr")))
+                    .isTrue();
+            if (partitionFiles(shuffle) >= 20) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no partition files within " + TIMEOUT_SECONDS + " s");
+    }
+
+    private static long partitionFiles(Path shuffle) throws IOException {
+        try (Stream<Path> files = Files.walk(shuffle, 3)) {
+            return files.filter(p -> p.getNameCount() > shuffle.getNameCount() + 1)
+                    .filter(p -> p.getParent().getFileName().toString().startsWith("sort"))
+                    .count();
+        } catch (java.io.UncheckedIOException e) {
+            return 0; // a file vanished during the walk: look again
+        }
+    }
+
+    private static List<String> entries(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.map(p -> p.getFileName().toString()).toList();
+        }
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    }
+}
