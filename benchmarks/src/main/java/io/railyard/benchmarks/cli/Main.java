@@ -67,10 +67,19 @@ public final class Main {
         CommandLine cli = commandLine(fileSystem);
         cli.setOut(out);
         cli.setErr(err);
-        if (args.length > 0 && runsJmh(cli, args[0])) {
+        if (args.length == 0) {
+            err.println(
+                    cli.getCommandName()
+                            + ": a command is needed: "
+                            + String.join(", ", commands(cli))
+                            + " (see 'benchmarks.jar --help')");
+            err.flush();
+            return CommandLine.ExitCode.USAGE;
+        }
+        if (runsJmh(cli, args[0])) {
             return JmhCommand.run(Arrays.asList(args), err);
         }
-        if (args.length > 0 && isUnknownCommand(cli, args[0])) {
+        if (isUnknownCommand(cli, args[0])) {
             err.println(CliErrors.unknownCommand(cli, args[0]));
             err.flush();
             return CommandLine.ExitCode.USAGE;
@@ -78,8 +87,10 @@ public final class Main {
         try {
             return cli.execute(args);
         } catch (OutOfMemoryError e) {
+            String command =
+                    cli.getSubcommands().containsKey(args[0]) ? args[0] : cli.getCommandName();
             err.println(
-                    cli.getCommandName()
+                    command
                             + ": failed: out of memory ("
                             + OneLine.of(String.valueOf(e.getMessage()))
                             + "); give java a larger -Xmx, or lower the parallelism");

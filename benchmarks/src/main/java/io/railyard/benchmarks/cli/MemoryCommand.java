@@ -1,8 +1,7 @@
 package io.railyard.benchmarks.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
 import io.railyard.benchmarks.procedures.MemoryTable;
@@ -56,16 +55,13 @@ final class MemoryCommand implements Callable<Integer> {
         out.print(MemoryTableText.render(rows));
         out.flush();
         if (json != null) {
-            ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            json.write(stream -> mapper.writeValue(stream, document(rows, mapper)));
-            out.println("JSON written to " + json.path());
-            out.flush();
+            json.writeJson(document(rows), out);
         }
         return 0;
     }
 
-    private static ObjectNode document(List<MemoryTable.Row> rows, ObjectMapper mapper) {
-        ObjectNode root = mapper.createObjectNode();
+    private static ObjectNode document(List<MemoryTable.Row> rows) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
         ArrayNode array = root.putArray("rows");
         for (MemoryTable.Row row : rows) {
             ObjectNode node = array.addObject();

@@ -1,7 +1,11 @@
 package io.railyard.benchmarks.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -24,6 +28,8 @@ import picocli.CommandLine.ParameterException;
  * read-only file system and works for root, who may write anywhere else.
  */
 final class OutputFile {
+    private static final ObjectWriter PRETTY = new ObjectMapper().writerWithDefaultPrettyPrinter();
+
     private final String option;
     private final Path path;
 
@@ -69,6 +75,16 @@ final class OutputFile {
     /** The option that named it. */
     String option() {
         return option;
+    }
+
+    /**
+     * Writes {@code document} as indented JSON (see {@link #write}) and tells {@code out} where it
+     * went.
+     */
+    void writeJson(JsonNode document, PrintWriter out) throws IOException {
+        write(stream -> PRETTY.writeValue(stream, document));
+        out.println("JSON written to " + path);
+        out.flush();
     }
 
     /** Writes the file: {@code content} into a temporary file beside it, then a rename. */

@@ -1,7 +1,5 @@
 package io.railyard.benchmarks.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
@@ -105,12 +103,7 @@ final class ReportCommand implements Callable<Integer> {
         out.print(ReportTable.render(report, ShuffleChecks.REPORT));
         out.flush();
         if (json != null) {
-            ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-            json.write(
-                    stream ->
-                            mapper.writeValue(
-                                    stream, ReportJson.of(report, mapper, ShuffleChecks.REPORT)));
-            out.println("JSON written to " + json.path());
+            json.writeJson(ReportJson.of(report, ShuffleChecks.REPORT), out);
         }
         if (png != null) {
             png.write(stream -> ReportChart.write(report, stream));

@@ -1,6 +1,6 @@
 package io.railyard.benchmarks.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.procedures.DeployProcedures;
 import io.railyard.benchmarks.procedures.ScaleReport;
@@ -15,8 +15,8 @@ final class ReportJson {
     private ReportJson() {}
 
     /** The document of {@code report}; shuffle failures name the options in {@code names}. */
-    static ObjectNode of(ScaleReport report, ObjectMapper mapper, ShuffleChecks.Names names) {
-        ObjectNode root = mapper.createObjectNode();
+    static ObjectNode of(ScaleReport report, ShuffleChecks.Names names) {
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
         root.put("parallelism", report.parallelism());
         ObjectNode job = root.putObject("job");
         job.put("shape", "source -> sink, ALL_TO_ALL, BLOCKING");

@@ -1,8 +1,7 @@
 package io.railyard.benchmarks.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
@@ -144,8 +143,7 @@ final class ShuffleCommand implements Callable<Integer> {
                         compression,
                         slots));
         if (json != null) {
-            json.write(stream -> mapper().writeValue(stream, document(results)));
-            out.println("JSON written to " + json.path());
+            json.writeJson(document(results), out);
         }
         out.flush();
         if (failure != null) {
@@ -160,16 +158,12 @@ final class ShuffleCommand implements Callable<Integer> {
     }
 
     private static ObjectNode document(List<ShuffleThroughput.Result> results) {
-        ObjectNode root = mapper().createObjectNode();
+        ObjectNode root = JsonNodeFactory.instance.objectNode();
         ArrayNode runs = root.putArray("runs");
         for (ShuffleThroughput.Result result : results) {
             ShuffleTable.putJson(runs.addObject(), result, ShuffleChecks.SHUFFLE);
         }
         ReportJson.machine(root.putObject("machine"));
         return root;
-    }
-
-    private static ObjectMapper mapper() {
-        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     }
 }

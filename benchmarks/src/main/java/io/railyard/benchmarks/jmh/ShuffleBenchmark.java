@@ -24,8 +24,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * sort-based or hash-based partitions, then P consumers read them, 8 tasks at a time, in one worker
  * with {@code memoryMib} of network memory (files in a marked directory under java.io.tmpdir,
  * deleted at the end and on Ctrl-C). Hash-based partitions at P = 1,000 do not fit in 64 MiB: that
- * run fails with the pool's error, which is the point. MB/s against the disk are the {@code
- * shuffle} command's business.
+ * run fails at once, naming the memory it would need, which is the point. MB/s against the disk are
+ * the {@code shuffle} command's business.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ShuffleBenchmark}.
  */
@@ -83,7 +83,7 @@ public class ShuffleBenchmark {
         directory.close();
     }
 
-    /** Writes and reads everything; fails with the pool's error if the memory does not fit. */
+    /** Writes and reads everything; fails naming the memory needed if it does not fit. */
     @Benchmark
     public double shuffle() throws IOException {
         ShuffleThroughput.Throughput result = ShuffleThroughput.run(settings, kind);

@@ -4,7 +4,11 @@ import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 
-/** The job shapes that every benchmark and the scale report measure (DESIGN.md §2). */
+/**
+ * The job shapes that every benchmark and the scale report measure: the reference job of Flink's
+ * scheduler blog in its BLOCKING, PIPELINED and HYBRID_FULL variants, and a pointwise chain with
+ * unequal parallelisms (which Flink's own scheduler benchmarks do not cover).
+ */
 public final class ReferenceJobs {
     private ReferenceJobs() {}
 

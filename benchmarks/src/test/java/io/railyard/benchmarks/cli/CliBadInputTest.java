@@ -192,7 +192,8 @@ class CliBadInputTest {
                         "5"),
                 usage(
                         "benchmarks.jar: unknown command 'shufle'; did you mean 'shuffle'?",
-                        "shufle"));
+                        "shufle"),
+                usage("benchmarks.jar: a command is needed: report, shuffle, inspect"));
     }
 
     private static Arguments usage(String message, String... args) {

@@ -19,9 +19,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code inspect} on bad job files (RELIABILITY.md row 6): each is one line on stderr, naming the
- * file, the JSON path and the problem, and exit code 2. The large documents are written on the fly,
- * streaming, so the test itself stays small in memory.
+ * {@code inspect} on bad job files (ARCHITECTURE.md, reliability row 6): each is one line on
+ * stderr, naming the file, the JSON path and the problem, and exit code 2. The large documents are
+ * written on the fly, streaming, so the test itself stays small in memory.
  */
 class InspectBadFileTest {
     private static final String AB =
