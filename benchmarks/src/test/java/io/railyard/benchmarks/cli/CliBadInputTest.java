@@ -276,6 +276,37 @@ class CliBadInputTest {
         }
     }
 
+    @Test
+    void diskFullInTheReportsShuffleSection_isOneFailureLine_afterTheReport() throws IOException {
+        try (FileSystem small =
+                Jimfs.newFileSystem(Configuration.unix().toBuilder().setMaxSize(1 << 20).build())) {
+            Files.createDirectories(small.getPath("/small"));
+
+            CliRun run =
+                    CliRun.in(
+                            small,
+                            "report",
+                            "--parallelism",
+                            "10",
+                            "--no-progress",
+                            "--shuffle-parallelism",
+                            "2",
+                            "--shuffle-mib",
+                            "4",
+                            "--shuffle-dir",
+                            "/small");
+
+            run.isFailure();
+            assertThat(run.err())
+                    .startsWith("report: the shuffle section failed: sequential limit: /small/")
+                    .contains("the rest of the report stands");
+            assertThat(run.out()).contains("build topology + groups").contains("shuffle: P = 2");
+            try (Stream<Path> left = Files.list(small.getPath("/small"))) {
+                assertThat(left).isEmpty();
+            }
+        }
+    }
+
     private String[] resolve(List<String> args) {
         List<String> resolved = new ArrayList<>(args.size());
         for (String arg : args) {
