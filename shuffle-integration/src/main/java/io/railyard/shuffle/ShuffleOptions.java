@@ -27,6 +27,16 @@ import java.util.Locale;
  *       whatever its number of channels; more are borrowed when free</td></tr>
  *   <tr><td>{@value #COMPRESSION_KEY}</td><td>lz4</td><td>frame codec ({@code none} or
  *       {@code lz4}); a frame is stored compressed only when that saves at least 1/8</td></tr>
+ *   <tr><td>{@value #HYBRID_MEMORY_FRACTION_KEY}</td><td>0.7</td><td>a hybrid writer keeps a
+ *       sealed region in (borrowed) memory only while the pool's pages in use stay below this
+ *       fraction of all pages; above it the region goes to disk at once</td></tr>
+ *   <tr><td>{@value #HYBRID_SPILL_FRACTION_KEY}</td><td>0.4</td><td>when a hybrid writer finds
+ *       the pool above the memory fraction, it asks the IO thread to move this fraction of its
+ *       resident pages out of memory (selective: spill what consumers need latest; full: drop
+ *       regions already on disk)</td></tr>
+ *   <tr><td>{@value #HYBRID_RESIDENT_ATTACHED_FRACTION_KEY}</td><td>0</td><td>a new region stays in
+ *       memory only if at least this fraction of the partition's subpartitions have a reader
+ *       attached (0: always try; 1: only when every consumer runs)</td></tr>
  * </table>
  *
  * @param pageSizeBytes {@value #PAGE_SIZE_KEY}, 256 B to 16 MiB
@@ -36,6 +46,9 @@ import java.util.Locale;
  * @param readBatchPages {@value #READ_BATCH_PAGES_KEY}, 1 to 1024
  * @param gatePages {@value #GATE_PAGES_KEY}, 1 to 2^20
  * @param compression {@value #COMPRESSION_KEY}
+ * @param hybridMemoryFraction {@value #HYBRID_MEMORY_FRACTION_KEY}, in (0, 1]
+ * @param hybridSpillFraction {@value #HYBRID_SPILL_FRACTION_KEY}, in (0, 1]
+ * @param hybridResidentAttachedFraction {@value #HYBRID_RESIDENT_ATTACHED_FRACTION_KEY}, in [0, 1]
  */
 public record ShuffleOptions(
         int pageSizeBytes,
@@ -44,7 +57,10 @@ public record ShuffleOptions(
         int writeBatchPages,
         int readBatchPages,
         int gatePages,
-        Compression compression) {
+        Compression compression,
+        double hybridMemoryFraction,
+        double hybridSpillFraction,
+        double hybridResidentAttachedFraction) {
 
     /** Key of {@link #pageSizeBytes()}. */
     public static final String PAGE_SIZE_KEY = "shuffle.network.memory.page-size";
@@ -66,6 +82,16 @@ public record ShuffleOptions(
 
     /** Key of {@link #compression()}. */
     public static final String COMPRESSION_KEY = "shuffle.compression";
+
+    /** Key of {@link #hybridMemoryFraction()}. */
+    public static final String HYBRID_MEMORY_FRACTION_KEY = "shuffle.hybrid.memory-fraction";
+
+    /** Key of {@link #hybridSpillFraction()}. */
+    public static final String HYBRID_SPILL_FRACTION_KEY = "shuffle.hybrid.spill-fraction";
+
+    /** Key of {@link #hybridResidentAttachedFraction()}. */
+    public static final String HYBRID_RESIDENT_ATTACHED_FRACTION_KEY =
+            "shuffle.hybrid.resident-attached-fraction";
 
     /** The smallest page: a frame header plus room for data. */
     public static final int MIN_PAGE_SIZE_BYTES = 256;
@@ -118,6 +144,9 @@ public record ShuffleOptions(
         checkRange(READ_BATCH_PAGES_KEY, readBatchPages, 1, 1024);
         checkRange(GATE_PAGES_KEY, gatePages, 1, 1 << 20);
         checkArgument(compression != null, "%s must not be null", COMPRESSION_KEY);
+        checkFraction(HYBRID_MEMORY_FRACTION_KEY, hybridMemoryFraction, false);
+        checkFraction(HYBRID_SPILL_FRACTION_KEY, hybridSpillFraction, false);
+        checkFraction(HYBRID_RESIDENT_ATTACHED_FRACTION_KEY, hybridResidentAttachedFraction, true);
     }
 
     /** A builder starting from the defaults. */
@@ -134,7 +163,10 @@ public record ShuffleOptions(
                 .writeBatchPages(writeBatchPages)
                 .readBatchPages(readBatchPages)
                 .gatePages(gatePages)
-                .compression(compression);
+                .compression(compression)
+                .hybridMemoryFraction(hybridMemoryFraction)
+                .hybridSpillFraction(hybridSpillFraction)
+                .hybridResidentAttachedFraction(hybridResidentAttachedFraction);
     }
 
     /** Pages in the network budget: {@code totalMemoryBytes / pageSizeBytes}, rounded down. */
@@ -156,6 +188,15 @@ public record ShuffleOptions(
         return bytes + " B";
     }
 
+    private static void checkFraction(String key, double value, boolean zeroAllowed) {
+        checkArgument(
+                (zeroAllowed ? value >= 0 : value > 0) && value <= 1,
+                "%s must be in %s0, 1], was %s",
+                key,
+                zeroAllowed ? "[" : "(",
+                value);
+    }
+
     private static void checkRange(String key, int value, int min, int max) {
         checkArgument(
                 value >= min && value <= max,
@@ -175,6 +216,9 @@ public record ShuffleOptions(
         private int readBatchPages = 16;
         private int gatePages = 64;
         private Compression compression = Compression.LZ4;
+        private double hybridMemoryFraction = 0.7;
+        private double hybridSpillFraction = 0.4;
+        private double hybridResidentAttachedFraction = 0;
 
         private Builder() {}
 
@@ -227,6 +271,24 @@ public record ShuffleOptions(
             return this;
         }
 
+        /** Sets {@value ShuffleOptions#HYBRID_MEMORY_FRACTION_KEY}. */
+        public Builder hybridMemoryFraction(double value) {
+            this.hybridMemoryFraction = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#HYBRID_SPILL_FRACTION_KEY}. */
+        public Builder hybridSpillFraction(double value) {
+            this.hybridSpillFraction = value;
+            return this;
+        }
+
+        /** Sets {@value ShuffleOptions#HYBRID_RESIDENT_ATTACHED_FRACTION_KEY}. */
+        public Builder hybridResidentAttachedFraction(double value) {
+            this.hybridResidentAttachedFraction = value;
+            return this;
+        }
+
         /** The options; checks every setting. */
         public ShuffleOptions build() {
             return new ShuffleOptions(
@@ -236,7 +298,10 @@ public record ShuffleOptions(
                     writeBatchPages,
                     readBatchPages,
                     gatePages,
-                    compression);
+                    compression,
+                    hybridMemoryFraction,
+                    hybridSpillFraction,
+                    hybridResidentAttachedFraction);
         }
     }
 }

@@ -22,7 +22,8 @@ public final class BufferOwner implements AutoCloseable {
     final NetworkBufferPool pool;
     final int id;
     private final String name;
-    private final int guaranteedPages;
+    // Written under the pool's lock (lowerGuarantee); read anywhere.
+    volatile int guaranteedPages;
     final @Nullable RevocationListener listener;
     // Guarded by the pool's lock.
     int inUse;
@@ -125,6 +126,19 @@ public final class BufferOwner implements AutoCloseable {
      */
     public void recycle(Page page) {
         pool.recycle(this, page);
+    }
+
+    /**
+     * Lowers the guarantee to {@code pages} (a writer that finished producing needs its working
+     * pages no more, but may keep data in pages it borrowed): what it holds beyond the new
+     * guarantee counts as borrowed from now on, so it can be asked back. O(1), plus serving and
+     * asking as after a recycle.
+     *
+     * @throws IllegalArgumentException if {@code pages} is negative or above the current guarantee
+     * @throws IllegalStateException if the owner waits for pages within its guarantee, or is closed
+     */
+    public void lowerGuarantee(int pages) {
+        pool.lowerGuarantee(this, pages);
     }
 
     /**

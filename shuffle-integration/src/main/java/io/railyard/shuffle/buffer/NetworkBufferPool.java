@@ -391,6 +391,38 @@ public final class NetworkBufferPool implements AutoCloseable {
         runAll(after);
     }
 
+    void lowerGuarantee(BufferOwner owner, int pages) {
+        List<Runnable> after;
+        lock.lock();
+        try {
+            checkOpen(owner);
+            int g = owner.guaranteedPages;
+            if (pages < 0 || pages > g) { // not checkArgument: it would box the ints
+                throw new IllegalArgumentException(
+                        "owner '"
+                                + owner.name()
+                                + "' can lower its guarantee of "
+                                + g
+                                + " pages to [0, "
+                                + g
+                                + "], not "
+                                + pages);
+            }
+            checkState(
+                    owner.pendingPages == 0,
+                    "owner '%s' lowers its guarantee while it waits for %s pages",
+                    owner.name(),
+                    owner.pendingPages);
+            unused += Math.max(0, pages - owner.inUse) - Math.max(0, g - owner.inUse);
+            guaranteed -= g - pages;
+            owner.guaranteedPages = pages;
+            after = serveLocked();
+        } finally {
+            lock.unlock();
+        }
+        runAll(after);
+    }
+
     void unregister(BufferOwner owner) {
         List<PendingRequest> cancelled = new ArrayList<>();
         List<Runnable> after;

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * reported at {@link ShuffleWorker#close()}), and a failing write's exception carries the failure
  * to close or delete as suppressed. Not thread-safe.
  */
-abstract class AbstractPartitionWriter implements PartitionWriter {
+abstract class AbstractPartitionWriter<P extends ResultPartition> implements ResultPartitionWriter {
     private enum State {
         OPEN,
         FINISHED,
@@ -64,7 +64,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
 
     @Override
     public final void emit(ByteBuffer record, int subpartition) throws IOException {
-        BlockingPartition.checkSubpartition(name, numSubpartitions, subpartition);
+        ResultPartition.checkSubpartition(name, numSubpartitions, subpartition);
         checkOpen();
         try {
             append(record, subpartition);
@@ -84,9 +84,9 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
     }
 
     @Override
-    public final BlockingPartition finish() throws IOException {
+    public final P finish() throws IOException {
         checkOpen();
-        BlockingPartition partition;
+        P partition;
         try {
             partition = complete();
         } catch (IOException e) {
@@ -106,6 +106,26 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
         discard(null);
     }
 
+    /** An action of a writer that may fail with an {@link IOException}. */
+    @FunctionalInterface
+    interface WriteAction {
+        /** Runs the action. */
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code action} as emit and broadcast do: only while open, and any {@link IOException}
+     * fails the partition.
+     */
+    final void guarded(WriteAction action) throws IOException {
+        checkOpen();
+        try {
+            action.run();
+        } catch (IOException e) {
+            throw fail(e);
+        }
+    }
+
     /** Bytes written to files so far. */
     final long bytesWritten() {
         return bytesWritten;
@@ -120,7 +140,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
 
     abstract void appendBroadcast(ByteBuffer record) throws IOException;
 
-    abstract BlockingPartition complete() throws IOException;
+    abstract P complete() throws IOException;
 
     /** Every file created so far. */
     abstract List<Path> files();
@@ -153,6 +173,7 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
      * deleted is recorded with the worker either way.
      */
     private void discard(@Nullable Throwable propagating) {
+        discarding(propagating);
         IOException closeFailure = null;
         try {
             closeFiles();
@@ -178,6 +199,25 @@ abstract class AbstractPartitionWriter implements PartitionWriter {
             owner.recycle(page);
         }
         pages.clear();
+        ownerDone(owner, state == State.FINISHED);
+    }
+
+    /**
+     * Called first when the partition is given up ({@code propagating}: the failure, or null when
+     * abandoned), before its files are closed and deleted. Does nothing by default.
+     */
+    void discarding(@Nullable Throwable propagating) {}
+
+    /**
+     * Called once the writer's working pages are back: closes {@code owner}. A writer whose
+     * partition keeps pages after the writer is done ({@code finished}) overrides this.
+     */
+    void ownerDone(BufferOwner owner, boolean finished) {
         owner.close();
+    }
+
+    /** Whether the writer may still write (not finished, failed or closed). */
+    final boolean isOpen() {
+        return state == State.OPEN;
     }
 }

@@ -6,9 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A finished blocking result partition on local disk, readable by any number of consumers through
@@ -18,29 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Thread-safe: readers and the releasing thread may run at once. After release, readers fail
  * with {@link PartitionLostException} and the files are gone.
  */
-public abstract sealed class BlockingPartition permits SortPartition, HashPartition {
-    private final String name;
-    private final int numSubpartitions;
+public abstract sealed class BlockingPartition extends ResultPartition
+        permits SortPartition, HashPartition {
     private final long bytesOnDisk;
     private volatile boolean released;
 
-    /** Channels of open gates reading this partition (the IO thread serves them together). */
-    final Set<ChannelReader> readers = ConcurrentHashMap.newKeySet();
-
     BlockingPartition(String name, int numSubpartitions, long bytesOnDisk) {
-        this.name = name;
-        this.numSubpartitions = numSubpartitions;
+        super(name, numSubpartitions);
         this.bytesOnDisk = bytesOnDisk;
-    }
-
-    /** The partition's name. */
-    public final String name() {
-        return name;
-    }
-
-    /** Number of subpartitions. */
-    public final int numSubpartitions() {
-        return numSubpartitions;
     }
 
     /** Bytes in the data files (frames with headers, after compression; index not included). */
@@ -48,10 +30,7 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
         return bytesOnDisk;
     }
 
-    /** Every file this partition created (data and index). */
-    public abstract List<Path> files();
-
-    /** Whether {@link #release()} was called. */
+    @Override
     public final boolean isReleased() {
         return released;
     }
@@ -62,6 +41,7 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
      *
      * @throws IOException if a file cannot be deleted (the others still are)
      */
+    @Override
     public final void release() throws IOException {
         if (released) {
             return;
@@ -85,26 +65,6 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
         }
     }
 
-    final void checkSubpartition(int subpartition) {
-        checkSubpartition(name, numSubpartitions, subpartition);
-    }
-
-    /**
-     * Checks that {@code subpartition} is one of partition {@code name}'s {@code n}. Allocates
-     * nothing when it passes (it runs per record).
-     */
-    static void checkSubpartition(String name, int n, int subpartition) {
-        if (subpartition < 0 || subpartition >= n) { // not checkArgument: it would box n and s
-            throw new IllegalArgumentException(
-                    "subpartition of '"
-                            + name
-                            + "' must be in [0, "
-                            + n
-                            + "), was "
-                            + subpartition);
-        }
-    }
-
     /** Regions a reader walks (1 for hash files). */
     abstract int regionCount();
 
@@ -119,12 +79,12 @@ public abstract sealed class BlockingPartition permits SortPartition, HashPartit
     /** A channel reading {@code file}, opened now or shared; see {@link #doneReading}. */
     FileChannel openForRead(Path file) throws IOException {
         if (released) {
-            throw new PartitionLostException(name, "the partition was released", null);
+            throw new PartitionLostException(name(), "the partition was released", null);
         }
         try {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            throw new PartitionLostException(name, "data file " + file + " is gone", e);
+            throw new PartitionLostException(name(), "data file " + file + " is gone", e);
         }
     }
 

@@ -3,15 +3,16 @@ package io.railyard.shuffle.partition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One input channel of a gate: a cursor over the sections of one subpartition of one partition
- * (region, byte offset, bytes left in the section, next frame number of its lane and of the
- * broadcast lane). Cursor fields belong to the IO thread; {@code scheduled} is guarded by the
- * scheduler's lock.
+ * One input channel of a gate: a cursor over the sections of one subpartition of one partition (for
+ * a blocking partition: region, byte offset, bytes left in the section, next frame number of its
+ * lane and of the broadcast lane; for a hybrid one: its {@link HybridReader}). Cursor fields belong
+ * to the IO thread; {@code scheduled} is guarded by the scheduler's lock; {@code credit}, {@code
+ * wanting}, {@code inService} and {@code dataArrived} by the gate.
  */
 final class ChannelReader {
     final InputGate gate;
     final int index;
-    final BlockingPartition partition;
+    final ResultPartition partition;
     private final int subpartition;
     @Nullable ReadFile file;
     boolean scheduled;
@@ -24,13 +25,27 @@ final class ChannelReader {
     /** Whether it waits in its gate's FIFO for a turn; guarded by the gate. */
     boolean wanting;
 
+    /**
+     * Whether the IO thread has its turn (from dispatch to {@code served}); guarded by the gate.
+     */
+    boolean inService;
+
+    /** Data arrived while it was in service (a hybrid producer published); guarded by the gate. */
+    boolean dataArrived;
+
+    /** The reader of a hybrid partition, once the IO thread attached it. */
+    @Nullable HybridReader hybrid;
+
+    /** The frame sink handing this channel's frames to its gate (hybrid partitions). */
+    HybridReader.@Nullable FrameSink sink;
+
     int region;
     long offset;
     long remaining;
     int laneSequence;
     int broadcastSequence;
 
-    ChannelReader(InputGate gate, int index, BlockingPartition partition, int subpartition) {
+    ChannelReader(InputGate gate, int index, ResultPartition partition, int subpartition) {
         this.gate = gate;
         this.index = index;
         this.partition = partition;
@@ -39,6 +54,11 @@ final class ChannelReader {
 
     int subpartition() {
         return subpartition;
+    }
+
+    /** The partition, which must be a blocking one. */
+    BlockingPartition blocking() {
+        return (BlockingPartition) partition;
     }
 
     void setSection(long offset, long length) {

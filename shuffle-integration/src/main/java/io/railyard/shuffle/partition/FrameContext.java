@@ -3,22 +3,42 @@ package io.railyard.shuffle.partition;
 import java.nio.file.Path;
 
 /**
- * Where a frame is being read (partition, file, byte offset), so a failed check names it. Mutable
- * and reused per frame; not thread-safe.
+ * Where a frame is being read (partition, file, byte offset; or a region in memory), so a failed
+ * check names it. Mutable and reused per frame; not thread-safe.
  */
 final class FrameContext {
     private String partition = "";
     private Path file = Path.of("");
     private long offset;
+    private int memoryRegion = -1;
 
+    /** A frame at byte {@code offset} of {@code file}. */
     FrameContext at(String partition, Path file, long offset) {
         this.partition = partition;
         this.file = file;
         this.offset = offset;
+        this.memoryRegion = -1;
+        return this;
+    }
+
+    /** The frame is read from memory: region {@code region} of a hybrid partition. */
+    FrameContext inMemory(int region) {
+        this.memoryRegion = region;
         return this;
     }
 
     CorruptPartitionFileException corrupt(String reason) {
-        return new CorruptPartitionFileException(partition, file, offset, reason);
+        return new CorruptPartitionFileException(
+                partition,
+                file,
+                offset,
+                memoryRegion < 0
+                        ? reason
+                        : "in memory (region "
+                                + memoryRegion
+                                + ", byte "
+                                + offset
+                                + "): "
+                                + reason);
     }
 }

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * but its memory and open files grow with the number of subpartitions and a broadcast record is
  * written once per subpartition. Not thread-safe: owned by the producing task's thread.
  */
-final class HashPartitionWriter extends AbstractPartitionWriter {
+final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartition>
+        implements PartitionWriter {
     private final List<Path> paths;
     private final FileChannel[] files;
     private final LaneStream[] lanes;

@@ -61,7 +61,7 @@ public final class InputGate implements AutoCloseable {
             String name,
             BufferOwner owner,
             IoScheduler scheduler,
-            List<BlockingPartition> partitions,
+            List<? extends ResultPartition> partitions,
             int subpartition,
             Consumer<InputGate> onClose) {
         this.name = name;
@@ -184,6 +184,7 @@ public final class InputGate implements AutoCloseable {
             return false;
         }
         channel.wanting = false; // its entry in the FIFO is skipped
+        channel.inService = true;
         channel.credit = Math.min(maxCredit, free);
         reserved += channel.credit;
         return true;
@@ -230,11 +231,32 @@ public final class InputGate implements AutoCloseable {
     synchronized void served(ChannelReader channel, boolean wantsMore) {
         reserved -= channel.credit;
         channel.credit = 0;
-        if (wantsMore && !closed && failure == null) {
+        channel.inService = false;
+        boolean again = wantsMore || channel.dataArrived;
+        channel.dataArrived = false;
+        if (again && !closed && failure == null && !channel.done) {
             channel.wanting = true;
             wanting.add(channel);
         }
         dispatchLocked();
+    }
+
+    /**
+     * Called by a hybrid partition when data arrived for {@code channel}, which was waiting for it
+     * (or the partition was lost): the channel queues for a turn, or, if the IO thread is serving
+     * it right now, queues again when it is served.
+     */
+    synchronized void dataAvailable(ChannelReader channel) {
+        if (closed || failure != null || channel.done) {
+            return;
+        }
+        if (channel.inService) {
+            channel.dataArrived = true;
+        } else if (!channel.wanting) {
+            channel.wanting = true;
+            wanting.add(channel);
+            dispatchLocked();
+        }
     }
 
     /** Whether the gate was closed or failed: its channels stop. */
@@ -254,6 +276,7 @@ public final class InputGate implements AutoCloseable {
                 continue; // served out of order meanwhile
             }
             channel.wanting = false;
+            channel.inService = true;
             channel.credit = Math.min(maxCredit, free);
             reserved += channel.credit;
             scheduler.ready(channel);

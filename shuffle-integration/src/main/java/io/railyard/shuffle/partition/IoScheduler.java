@@ -43,15 +43,11 @@ final class IoScheduler implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
     private final List<ChannelReader> ready = new ArrayList<>();
+    private final List<Runnable> tasks = new ArrayList<>();
     private final Map<Path, ReadFile> files = new HashMap<>();
     private final BufferOwner owner;
     private final List<Page> stagingPages;
-    private final ByteBuffer[] staging;
-    private final ByteBuffer scratch;
-    // The current frame's header, copied out of the staging area (it may straddle two pages),
-    // and the view that reads it: both reused for every frame.
-    private final ByteBuffer headerBytes = ByteBuffer.allocate(FrameHeader.BYTES);
-    private final FrameHeader header = new FrameHeader().wrap(headerBytes, 0);
+    private final ReadStaging staging;
     private final FrameCodec codec;
     private final FrameContext context = new FrameContext();
     private final int pageSize;
@@ -67,12 +63,12 @@ final class IoScheduler implements AutoCloseable {
         this.owner = owner;
         this.stagingPages = pages;
         this.pageSize = options.pageSizeBytes();
-        this.staging = new ByteBuffer[pages.size() - 1];
-        for (int i = 0; i < staging.length; i++) {
-            staging[i] = pages.get(i).buffer();
+        ByteBuffer[] run = new ByteBuffer[pages.size() - 1];
+        for (int i = 0; i < run.length; i++) {
+            run[i] = pages.get(i).buffer();
         }
-        this.scratch = pages.get(staging.length).buffer();
-        this.budgetBytes = (long) staging.length * pageSize;
+        this.staging = new ReadStaging(run, pages.get(run.length).buffer(), pageSize);
+        this.budgetBytes = staging.capacity();
         this.codec = new FrameCodec(options);
         this.thread = new Thread(this::run, threadName);
         thread.setDaemon(true);
@@ -110,6 +106,22 @@ final class IoScheduler implements AutoCloseable {
             if (!channel.scheduled && !channel.done) {
                 channel.scheduled = true;
                 ready.add(channel);
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Runs {@code task} on the IO thread before its next round (a hybrid partition's spill).
+     * Thread-safe; only enqueues. A task still queued at {@link #close} does not run.
+     */
+    void execute(Runnable task) {
+        lock.lock();
+        try {
+            if (!closing) {
+                tasks.add(task);
                 work.signal();
             }
         } finally {
@@ -171,15 +183,18 @@ final class IoScheduler implements AutoCloseable {
 
     private void run() {
         List<ChannelReader> round = new ArrayList<>();
+        List<Runnable> jobs = new ArrayList<>();
         while (true) {
             lock.lock();
             try {
-                while (ready.isEmpty() && !closing) {
+                while (ready.isEmpty() && tasks.isEmpty() && !closing) {
                     work.awaitUninterruptibly();
                 }
                 if (closing) {
                     return;
                 }
+                jobs.addAll(tasks);
+                tasks.clear();
                 round.addAll(ready);
                 ready.clear();
                 for (ChannelReader channel : round) {
@@ -188,6 +203,7 @@ final class IoScheduler implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+            runJobs(jobs);
             try {
                 serveRound(round);
             } catch (RuntimeException | Error e) {
@@ -203,14 +219,36 @@ final class IoScheduler implements AutoCloseable {
         }
     }
 
+    private static void runJobs(List<Runnable> jobs) {
+        for (int i = 0; i < jobs.size(); i++) {
+            try {
+                jobs.get(i).run();
+            } catch (RuntimeException e) {
+                // A task reports its own failures (a spill fails its partition); one that throws
+                // anyway is a bug, which must not stop the thread every reader depends on.
+                Thread thread = Thread.currentThread();
+                thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+            }
+        }
+        jobs.clear();
+    }
+
     private void serveRound(List<ChannelReader> round) {
         Map<ReadFile, List<ChannelReader>> byFile = new LinkedHashMap<>();
+        List<ChannelReader> hybrid = List.of();
         for (ChannelReader channel : round) {
             if (channel.done) {
                 continue;
             }
             if (channel.gate.isClosedOrFailed()) {
                 finish(channel, false);
+                continue;
+            }
+            if (channel.partition instanceof HybridPartition) {
+                if (hybrid.isEmpty()) {
+                    hybrid = new ArrayList<>();
+                }
+                hybrid.add(channel);
                 continue;
             }
             try {
@@ -230,6 +268,60 @@ final class IoScheduler implements AutoCloseable {
             serveFile(entry.getKey(), entry.getValue());
         }
         roundStart = n == 0 ? 0 : (roundStart + 1) % n;
+        for (ChannelReader channel : hybrid) {
+            serveHybrid(channel);
+        }
+    }
+
+    /**
+     * Serves a channel of a hybrid partition: attaches its reader on its first turn, then hands its
+     * frames to its gate, from memory or disk, until its credit is spent, it has to wait for the
+     * producer, or it ends.
+     */
+    private void serveHybrid(ChannelReader channel) {
+        boolean wantsMore;
+        try {
+            HybridReader reader = channel.hybrid;
+            HybridReader.FrameSink sink = channel.sink;
+            if (reader == null || sink == null) {
+                channel.started = true;
+                reader = ((HybridPartition) channel.partition).attach(channel.subpartition());
+                reader.onData(() -> channel.gate.dataAvailable(channel));
+                sink = (header, stored, at) -> deliverFrame(channel, header, stored, at);
+                channel.hybrid = reader;
+                channel.sink = sink;
+            }
+            HybridReader.Where where = reader.read(codec, staging, context, sink);
+            if (where == HybridReader.Where.END) {
+                finish(channel, true);
+            }
+            wantsMore = where == HybridReader.Where.MEMORY || where == HybridReader.Where.DISK;
+        } catch (IOException e) {
+            failChannel(channel, e);
+            return;
+        }
+        channel.gate.served(channel, wantsMore);
+    }
+
+    /**
+     * Decodes one checked frame into a buffer of the channel's gate and queues it; false if the
+     * gate has no room for it now (the channel's credit is spent).
+     */
+    private boolean deliverFrame(
+            ChannelReader channel, FrameHeader header, ByteBuffer stored, FrameContext at)
+            throws CorruptPartitionFileException {
+        InputGate.Buffer buffer = channel.gate.tryTake(channel, header.uncompressedLength());
+        if (buffer == null) {
+            return false;
+        }
+        try {
+            codec.open(header, stored, buffer.data(), at);
+        } catch (CorruptPartitionFileException e) {
+            buffer.discard();
+            throw e;
+        }
+        channel.gate.deliver(buffer);
+        return true;
     }
 
     /** Loads the channel's first non-empty section; false if it has no data at all. */
@@ -242,7 +334,7 @@ final class IoScheduler implements AutoCloseable {
 
     /** Moves to the next non-empty section; false (and the channel finished) if none is left. */
     private boolean nextSection(ChannelReader channel) throws IOException {
-        BlockingPartition partition = channel.partition;
+        BlockingPartition partition = channel.blocking();
         while (channel.remaining == 0) {
             if (channel.region + 1 >= partition.regionCount()) {
                 finish(channel, true);
@@ -257,10 +349,11 @@ final class IoScheduler implements AutoCloseable {
     private ReadFile fileOf(ChannelReader channel) {
         ReadFile file = channel.file;
         if (file == null) {
-            Path path = channel.partition.dataFile(channel.subpartition());
+            BlockingPartition partition = channel.blocking();
+            Path path = partition.dataFile(channel.subpartition());
             lock.lock();
             try {
-                file = files.computeIfAbsent(path, p -> new ReadFile(p, channel.partition));
+                file = files.computeIfAbsent(path, p -> new ReadFile(p, partition));
             } finally {
                 lock.unlock();
             }
@@ -276,6 +369,10 @@ final class IoScheduler implements AutoCloseable {
         }
         channel.done = true;
         channel.partition.readers.remove(channel);
+        HybridReader reader = channel.hybrid;
+        if (reader != null) {
+            reader.partition.detach(reader, endOfData);
+        }
         ReadFile file = channel.file;
         if (file != null && --file.users == 0) {
             file.close();
@@ -357,7 +454,7 @@ final class IoScheduler implements AutoCloseable {
                 throw new PartitionLostException(
                         file.partition.name(), "the partition was released", null);
             }
-            got = readInto(file, start, length);
+            got = staging.read(file.channel(), start, length);
         } catch (IOException e) {
             IOException cause =
                     !(e instanceof PartitionLostException) && file.partition.isReleased()
@@ -383,36 +480,6 @@ final class IoScheduler implements AutoCloseable {
         }
     }
 
-    /** One scattering read of {@code [start, start + length)} into the staging pages. */
-    private int readInto(ReadFile file, long start, int length) throws IOException {
-        int pages = (length + pageSize - 1) / pageSize;
-        for (int p = 0; p < pages; p++) {
-            staging[p].clear().limit(Math.min(pageSize, length - p * pageSize));
-        }
-        var channel = file.channel();
-        if (pages == 1) {
-            int got = 0;
-            while (got < length) {
-                int n = channel.read(staging[0], start + got); // one pread, no seek
-                if (n <= 0) {
-                    break;
-                }
-                got += n;
-            }
-            return got;
-        }
-        channel.position(start);
-        int got = 0;
-        while (got < length) {
-            long n = channel.read(staging, 0, pages);
-            if (n <= 0) {
-                break;
-            }
-            got += (int) n;
-        }
-        return got;
-    }
-
     /**
      * Slices the channel's frames out of the staging area ({@code got} bytes read from {@code
      * start}); stops at the end of what was read or of its credit.
@@ -428,8 +495,7 @@ final class IoScheduler implements AutoCloseable {
                 checkNotTruncated(eof);
                 return;
             }
-            headerBytes.clear();
-            copy(position, FrameHeader.BYTES, headerBytes);
+            FrameHeader header = staging.header(position);
             int frameLength = codec.frameLength(header, context);
             if (frameLength > channel.remaining) {
                 throw context.corrupt(
@@ -443,16 +509,9 @@ final class IoScheduler implements AutoCloseable {
                 checkNotTruncated(eof);
                 return;
             }
-            checkLane(channel);
-            InputGate.Buffer buffer = channel.gate.tryTake(channel, header.uncompressedLength());
-            if (buffer == null) {
+            checkLane(channel, header);
+            if (!deliverFrame(channel, header, staging.stored(position, frameLength), context)) {
                 return;
-            }
-            try {
-                codec.open(header, stored(position, frameLength), buffer.data(), context);
-            } catch (CorruptPartitionFileException e) {
-                buffer.discard();
-                throw e;
             }
             if (header.lane() == FrameCodec.BROADCAST_LANE) {
                 channel.broadcastSequence++;
@@ -461,7 +520,6 @@ final class IoScheduler implements AutoCloseable {
             }
             channel.offset += frameLength;
             channel.remaining -= frameLength;
-            channel.gate.deliver(buffer);
             if (channel.remaining == 0
                     && (!nextSection(channel) || channel.offset != at + frameLength)) {
                 return; // done, or the next section is elsewhere in the file: next round
@@ -475,7 +533,8 @@ final class IoScheduler implements AutoCloseable {
         }
     }
 
-    private void checkLane(ChannelReader channel) throws CorruptPartitionFileException {
+    private void checkLane(ChannelReader channel, FrameHeader header)
+            throws CorruptPartitionFileException {
         int lane = header.lane();
         int sequence = header.sequence();
         int expected;
@@ -493,38 +552,6 @@ final class IoScheduler implements AutoCloseable {
         if (sequence != expected) {
             throw context.corrupt("frame number " + sequence + ", expected " + expected);
         }
-    }
-
-    /** Copies staging bytes {@code [from, from + length)} into {@code target}. */
-    private void copy(int from, int length, ByteBuffer target) {
-        int at = from;
-        int left = length;
-        while (left > 0) {
-            ByteBuffer page = staging[at / pageSize].clear();
-            int offset = at % pageSize;
-            int n = Math.min(pageSize - offset, left);
-            target.put(target.position(), page, offset, n);
-            target.position(target.position() + n);
-            at += n;
-            left -= n;
-        }
-        target.flip();
-    }
-
-    /**
-     * The stored payload of the frame at {@code position}: a view of one staging page, or copied.
-     */
-    private ByteBuffer stored(int position, int frameLength) {
-        int from = position + FrameHeader.BYTES;
-        int length = frameLength - FrameHeader.BYTES;
-        ByteBuffer page = staging[from / pageSize];
-        int offset = from % pageSize;
-        if (offset + length <= pageSize) {
-            return page.limit(offset + length).position(offset);
-        }
-        scratch.clear();
-        copy(from, length, scratch);
-        return scratch;
     }
 
     /** Fails the channel's gate with {@code e} as a lost partition and stops the channel. */

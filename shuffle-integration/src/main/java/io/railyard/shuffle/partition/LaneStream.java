@@ -98,6 +98,21 @@ final class LaneStream {
         }
     }
 
+    /** The page being filled (empty after {@link #drain}). */
+    ByteBuffer page() {
+        return page;
+    }
+
+    /**
+     * Fills {@code next} from now on instead of the current page, which must hold nothing (right
+     * after {@link #drain}, or before the first frame): the caller keeps the current page.
+     */
+    void switchPage(ByteBuffer next) {
+        assert frameStart == 0 && page.position() == FrameHeader.BYTES : "the page holds frames";
+        page = next;
+        startFrame(0);
+    }
+
     /** Bytes of sealed frames (headers included) written for the current lane. */
     long laneBytes() {
         return laneBytes;

@@ -1,48 +1,19 @@
 package io.railyard.shuffle.partition;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 
 /**
- * The producer's side of one blocking result partition: records go to one subpartition or to all of
- * them, in order; {@link #finish()} makes the partition readable. Any write failure fails the
- * partition: its files are deleted, its pages returned, and a {@link PartitionWriteException} names
- * the file and bytes written; later calls throw {@link IllegalStateException}.
+ * The producer's side of one blocking result partition (sort-based or hash-based): {@link
+ * #finish()} makes the partition readable. See {@link ResultPartitionWriter} for the contract of
+ * every call.
  *
  * <p>Not thread-safe: owned by the producing task's thread.
  */
-public interface PartitionWriter extends AutoCloseable {
-    /** The partition's name (used in file names and errors). */
-    String name();
-
-    /** Number of subpartitions (consumers). */
-    int numSubpartitions();
-
-    /**
-     * Appends {@code record[position, limit)} to {@code subpartition}, consuming the buffer. The
-     * record may be empty or larger than a page. Amortised O(record length); no allocation (beyond
-     * the small interrupt handler the JDK allocates once per file, at its first write), provided
-     * LZ4, if enabled, runs through its bundled native library: lz4-java's pure-Java fallback
-     * allocates a 16 KiB hash table per compressed frame.
-     */
-    void emit(ByteBuffer record, int subpartition) throws IOException;
-
-    /**
-     * Appends {@code record[position, limit)} to every subpartition, consuming the buffer; ordered
-     * with the records emitted before and after it in each subpartition.
-     */
-    void broadcast(ByteBuffer record) throws IOException;
-
+public interface PartitionWriter extends ResultPartitionWriter {
     /**
      * Writes what is buffered, closes the files, returns every page, and returns the readable
      * partition. Call once.
      */
-    BlockingPartition finish() throws IOException;
-
-    /**
-     * Abandons an unfinished partition: deletes its files and returns its pages. A no-op after
-     * {@link #finish()} or a failure; idempotent.
-     */
     @Override
-    void close();
+    BlockingPartition finish() throws IOException;
 }

@@ -7,6 +7,7 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.buffer.RevocationListener;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -27,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * scheduler, one directory for partition files, and one IO thread for reads.
  *
  * <p>Writers: {@link #createSortPartition} (memory independent of the number of subpartitions; 2
- * files) and {@link #createHashPartition} (one page and one file per subpartition; the baseline).
+ * files), {@link #createHashPartition} (one page and one file per subpartition; the baseline) and
+ * {@link #createHybridPartition} (readable while it is written; full or selective spilling).
  * Readers: {@link #openGate}. Creating a writer or gate whose guarantee the budget cannot hold
  * throws {@link io.railyard.shuffle.buffer.InsufficientNetworkMemoryException} naming the numbers
  * and the setting to raise.
@@ -45,6 +47,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private final AtomicLong filesCreated = new AtomicLong();
     private final LongAdder bytesWritten = new LongAdder();
     private final LeftoverFiles leftovers = new LeftoverFiles();
+    private final HybridCounters hybrid = new HybridCounters();
     private final Set<InputGate> openGates = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
@@ -164,13 +167,60 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /**
+     * A hybrid partition writer (full or selective spilling, see {@link HybridPartition}): takes
+     * {@code sort-buffer-pages + 1 [+ 1]} pages and borrows more while memory allows; creates a
+     * data file now and a spill file at the first spill. The partition ({@link
+     * HybridPartitionWriter#partition()}) is readable at once; release it when its consumers are
+     * done.
+     *
+     * @param name as for {@link #createSortPartition}
+     */
+    public HybridPartitionWriter createHybridPartition(
+            String name, int numSubpartitions, HybridPartition.Mode mode) throws IOException {
+        checkWriter(name, numSubpartitions);
+        int pages = HybridPartitionWriter.pagesNeeded(options);
+        Revocation revocation = new Revocation();
+        BufferOwner owner =
+                pool.register(
+                        "hybrid writer of '" + name + "'",
+                        pages,
+                        ShuffleOptions.SORT_BUFFER_PAGES_KEY,
+                        revocation);
+        List<Page> taken = takePages(owner, pages);
+        List<Path> created = new ArrayList<>(1);
+        FileChannel[] files = new FileChannel[1];
+        try {
+            Path data = directory.resolve(name + ".data");
+            files[0] = create(data, created);
+            HybridPartition partition =
+                    new HybridPartition(
+                            name,
+                            numSubpartitions,
+                            mode,
+                            data,
+                            directory.resolve(name + ".spill"),
+                            owner,
+                            scheduler::execute,
+                            hybrid,
+                            leftovers);
+            revocation.partition = partition;
+            return new HybridPartitionWriter(
+                    partition, options, pool, taken, files[0], bytesWritten, leftovers);
+        } catch (IOException | RuntimeException e) {
+            undo(owner, taken, files, created, e);
+            throw e;
+        }
+    }
+
+    /**
      * A gate reading {@code subpartition} of each of {@code partitions} (channel i reads
-     * partitions[i]); starts reading at once. Its guarantee is {@code shuffle.read.gate-pages}.
+     * partitions[i]; blocking and hybrid ones may be mixed); starts reading at once. Its guarantee
+     * is {@code shuffle.read.gate-pages}.
      */
     public synchronized InputGate openGate(
-            String name, List<BlockingPartition> partitions, int subpartition) {
+            String name, List<? extends ResultPartition> partitions, int subpartition) {
         checkState(!closed, "shuffle worker closed");
-        for (BlockingPartition partition : partitions) {
+        for (ResultPartition partition : partitions) {
             partition.checkSubpartition(subpartition);
             checkArgument(!partition.isReleased(), "partition '%s' was released", partition.name());
         }
@@ -207,6 +257,18 @@ public final class ShuffleWorker implements AutoCloseable {
                 pool.pagesInUse(),
                 scheduler.openFiles(),
                 leftovers.count());
+    }
+
+    /** The hybrid partitions' counters, summed over this worker's. O(1); allocates the record. */
+    public HybridPartition.Stats hybridStats() {
+        return new HybridPartition.Stats(
+                hybrid.produced.sum(),
+                hybrid.writtenToDisk.sum(),
+                hybrid.spilled.sum(),
+                hybrid.readFromMemory.sum(),
+                hybrid.readFromDisk.sum(),
+                hybrid.resident(),
+                hybrid.peakResident());
     }
 
     /**
@@ -268,6 +330,19 @@ public final class ShuffleWorker implements AutoCloseable {
             int pagesInUse,
             int filesOpenForRead,
             int filesNotDeleted) {}
+
+    /** Asks a hybrid partition's IO-thread spill when the pool wants borrowed pages back. */
+    private static final class Revocation implements RevocationListener {
+        private volatile @Nullable HybridPartition partition;
+
+        @Override
+        public void revoke(BufferOwner owner, int pages) {
+            HybridPartition target = partition;
+            if (target != null) {
+                target.requestSpill(pages);
+            }
+        }
+    }
 
     private void checkWriter(String name, int numSubpartitions) {
         checkState(!closed, "shuffle worker closed");

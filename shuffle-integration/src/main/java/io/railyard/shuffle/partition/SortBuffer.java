@@ -79,6 +79,11 @@ final class SortBuffer {
         return mode == EMPTY;
     }
 
+    /** Whether the buffered records are broadcast ones (one section every subpartition reads). */
+    boolean isBroadcast() {
+        return mode == BROADCAST;
+    }
+
     /** Buffered bytes, record headers and page-end padding included. */
     int bufferedBytes() {
         return position;
@@ -133,8 +138,8 @@ final class SortBuffer {
     /**
      * Writes the buffered records as one region into {@code lane}: the broadcast section, or one
      * section per subpartition in order (empty ones included), each reported to {@code sink}; then
-     * hands the last frames to the lane's output ({@link LaneStream#drain}) and empties the buffer.
-     * A no-op when empty.
+     * empties the buffer. The caller hands the region's last frames to the lane's output ({@link
+     * LaneStream#drain}). A no-op when empty.
      */
     void drain(LaneStream lane, SectionSink sink) throws IOException {
         if (mode == EMPTY) {
@@ -171,7 +176,6 @@ final class SortBuffer {
                 sink.section(s, lane.laneBytes());
             }
         }
-        lane.drain();
         position = 0;
         Arrays.fill(first, NONE);
         Arrays.fill(last, NONE);

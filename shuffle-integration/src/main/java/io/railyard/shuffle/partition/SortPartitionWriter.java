@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: owned by the producing task's thread.
  */
-final class SortPartitionWriter extends AbstractPartitionWriter implements SortBuffer.SectionSink {
+final class SortPartitionWriter extends AbstractPartitionWriter<BlockingPartition>
+        implements PartitionWriter, SortBuffer.SectionSink {
     private final Path dataPath;
     private final Path indexPath;
     private final FileChannel data;
@@ -103,6 +104,7 @@ final class SortPartitionWriter extends AbstractPartitionWriter implements SortB
         spill();
         if (!buffer.fitsEmpty(record.remaining())) {
             buffer.drainAlone(record, recordLane, lane, this);
+            lane.drain();
             endRegion();
         } else if (!buffer.tryAppend(record, recordLane)) {
             throw new IllegalStateException("a record that fits an empty sort buffer was refused");
@@ -151,6 +153,7 @@ final class SortPartitionWriter extends AbstractPartitionWriter implements SortB
     private void spill() throws IOException {
         if (!buffer.isEmpty()) {
             buffer.drain(lane, this);
+            lane.drain();
             endRegion();
         }
     }

@@ -1,0 +1,781 @@
+package io.railyard.shuffle.partition;
+
+import io.railyard.shuffle.buffer.BufferOwner;
+import io.railyard.shuffle.buffer.Page;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A hybrid result partition: consumers read while the producer still produces, from memory when the
+ * data is still there and from disk otherwise; each frame is delivered exactly once, in order,
+ * whichever side holds it.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <ul>
+ *   <li><b>Regions.</b> The writer drains its sort buffer (memory independent of the number of
+ *       subpartitions) into sealed {@link HybridRegion regions} laid out exactly as sort-file
+ *       regions. A region is sealed into pages borrowed from the pool (resident) when memory
+ *       allows, else written straight to the data file. A reader holds a cursor (region, byte in
+ *       its section); disk bytes equal memory bytes, so it continues at the same byte wherever the
+ *       data is next. Exactly once by construction: the cursor only moves forward, over frames it
+ *       was handed.
+ *   <li><b>Selective ({@link Mode#SELECTIVE}).</b> Consumed data never reaches disk: a region's
+ *       pages are dropped when every subpartition read it. Under pressure — the pool asking back
+ *       borrowed pages (revocation), or the writer finding the pool above {@code
+ *       shuffle.hybrid.memory-fraction} — the IO thread spills the unconsumed rest of the newest
+ *       regions (needed latest) to the spill file and drops their pages. A subpartition is read
+ *       once: a second reader fails with {@link PartitionLostException}, so failover reruns the
+ *       producer.
+ *   <li><b>Full ({@link Mode#FULL}).</b> Every byte reaches the data file (write-through, after the
+ *       region is visible in memory); a region is never dropped before its write completed. Pages
+ *       go when every subpartition read the region, or under pressure. A new reader of a
+ *       subpartition re-reads it from the first frame (memory or disk).
+ *   <li><b>Memory.</b> Resident pages are borrowed beyond the writer's guarantee, so the pool can
+ *       always ask them back; a finished writer lowers its guarantee to 0 and the partition keeps
+ *       only borrowed pages.
+ * </ul>
+ *
+ * <h2>Threading</h2>
+ *
+ * The producer's writer publishes regions; the worker's IO thread reads, spills and drops; anyone
+ * may release. One lock (this partition's monitor) guards the region list and every reader's
+ * position. Lock order: gate, then IO scheduler, then partition, then pool; nothing here calls a
+ * gate, a listener or the pool while holding the partition's lock (pages are recycled and readers
+ * woken after it is released), and the revocation listener only enqueues work for the IO thread.
+ * Disk IO never runs under the lock either.
+ */
+public final class HybridPartition extends ResultPartition {
+    /** How a hybrid partition spills. */
+    public enum Mode {
+        /**
+         * Everything is written to disk as it is produced and stays re-readable; consumers read
+         * from memory while it is resident (Flink's {@code HYBRID_FULL}).
+         */
+        FULL,
+        /**
+         * Only data under memory pressure goes to disk, and never data already consumed; each
+         * subpartition can be read once (Flink's {@code HYBRID_SELECTIVE}).
+         */
+        SELECTIVE
+    }
+
+    /**
+     * Counters of one partition (bytes of frames, headers included).
+     *
+     * @param bytesProduced sealed by the producer
+     * @param bytesWrittenToDisk written to the data file (write-through or direct)
+     * @param bytesSpilled written to the spill file under memory pressure
+     * @param bytesReadFromMemory delivered to readers from resident pages
+     * @param bytesReadFromDisk delivered to readers from either file
+     * @param residentPages pages held now
+     * @param peakResidentPages pages held at most, so far
+     */
+    public record Stats(
+            long bytesProduced,
+            long bytesWrittenToDisk,
+            long bytesSpilled,
+            long bytesReadFromMemory,
+            long bytesReadFromDisk,
+            int residentPages,
+            int peakResidentPages) {}
+
+    private final Mode mode;
+    private final HybridFiles files;
+    private final BufferOwner owner;
+    private final Executor io;
+    private final HybridCounters worker;
+    private final LeftoverFiles leftovers;
+
+    // Guarded by this.
+    private final List<HybridRegion> regions = new ArrayList<>();
+
+    private final HybridProgress progress;
+    private final List<HybridReader> waiting = new ArrayList<>();
+    private int attachedNow;
+    private boolean finished;
+    private boolean writerDone;
+    private boolean released;
+    private @Nullable String lostReason;
+    private @Nullable Throwable lostCause;
+    private int spillRequestPages;
+    private boolean spillQueued;
+    private int residentPages;
+    private int peakResidentPages;
+    private long bytesProduced;
+    private long bytesWrittenToDisk;
+    private long bytesSpilled;
+    private long bytesReadFromMemory;
+    private long bytesReadFromDisk;
+
+    HybridPartition(
+            String name,
+            int numSubpartitions,
+            Mode mode,
+            Path dataFile,
+            Path spillFile,
+            BufferOwner owner,
+            Executor io,
+            HybridCounters worker,
+            LeftoverFiles leftovers) {
+        super(name, numSubpartitions);
+        this.mode = mode;
+        this.files = new HybridFiles(name, dataFile, spillFile);
+        this.owner = owner;
+        this.io = io;
+        this.worker = worker;
+        this.leftovers = leftovers;
+        this.progress = new HybridProgress(numSubpartitions);
+    }
+
+    /** Full or selective. */
+    public Mode mode() {
+        return mode;
+    }
+
+    @Override
+    public List<Path> files() {
+        return List.of(files.dataFile(), files.spillFile());
+    }
+
+    @Override
+    public synchronized boolean isReleased() {
+        return released;
+    }
+
+    /** Whether the producer finished (every region is published). */
+    public synchronized boolean isFinished() {
+        return finished;
+    }
+
+    /** The counters so far. O(1); allocates the record. */
+    public synchronized Stats stats() {
+        return new Stats(
+                bytesProduced,
+                bytesWrittenToDisk,
+                bytesSpilled,
+                bytesReadFromMemory,
+                bytesReadFromDisk,
+                residentPages,
+                peakResidentPages);
+    }
+
+    /**
+     * Drops every resident page, deletes both files, and fails current and later readers with
+     * {@link PartitionLostException} ("released"). A producer still writing fails at its next
+     * region. Idempotent. O(regions).
+     *
+     * @throws IOException if a file cannot be deleted (it is retried when the worker closes)
+     */
+    @Override
+    public void release() throws IOException {
+        List<Page> drop;
+        List<HybridReader> wake;
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            released = true;
+            loseLocked("the partition was released", null);
+            drop = dropAllLocked(false);
+            wake = takeWaitingLocked();
+        }
+        finishLoss(drop, wake);
+        IOException failure = leftovers.deleteAll(files(), null);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    // ---- the writer ----
+
+    /** Path of the data file (named in write errors). */
+    Path dataFile() {
+        return files.dataFile();
+    }
+
+    /** The owner of the writer's pages and of the resident regions. */
+    BufferOwner owner() {
+        return owner;
+    }
+
+    /** Resident pages now. */
+    synchronized int residentPages() {
+        return residentPages;
+    }
+
+    /** Readers attached now. */
+    synchronized int attachedReaders() {
+        return attachedNow;
+    }
+
+    /**
+     * Makes {@code region} readable (resident, on disk, or both) and wakes readers waiting for
+     * data. Returns false, touching nothing, if the partition was released or failed: the writer
+     * then gives the region's pages back itself.
+     */
+    boolean publish(HybridRegion region) {
+        List<Page> drop = List.of();
+        List<HybridReader> wake;
+        synchronized (this) {
+            if (lostReason != null) {
+                return false;
+            }
+            region.index = regions.size();
+            region.readersLeft = progress.readersOf(region);
+            regions.add(region);
+            addResident(region.residentPages());
+            bytesProduced += region.length();
+            worker.produced.add(region.length());
+            if (region.fileOffset >= 0) {
+                countWritten(region.length());
+            }
+            if (region.readersLeft == 0) {
+                drop = dropLocked(region);
+            }
+            wake = takeWaitingLocked();
+        }
+        recycle(drop);
+        wakeAll(wake);
+        return true;
+    }
+
+    /** The write-through of {@code region} (full mode) completed at {@code fileOffset}. */
+    void written(HybridRegion region, long fileOffset) {
+        List<Page> drop = List.of();
+        synchronized (this) {
+            region.fileOffset = fileOffset;
+            region.writing = false;
+            countWritten(region.length());
+            if (region.dropWhenIdle && region.pins == 0) {
+                drop = dropLocked(region);
+            }
+        }
+        recycle(drop);
+    }
+
+    /** The producer finished: readers past the last region end. */
+    void finishProducing() {
+        List<HybridReader> wake;
+        synchronized (this) {
+            finished = true;
+            wake = takeWaitingLocked();
+        }
+        wakeAll(wake);
+    }
+
+    /**
+     * The writer failed or was abandoned: the partition is lost ({@code reason}, {@code cause}),
+     * its pages dropped and its files deleted (failures recorded with the worker and added to
+     * {@code propagating}).
+     */
+    void writerFailed(String reason, @Nullable Throwable cause, @Nullable Throwable propagating) {
+        List<Page> drop;
+        List<HybridReader> wake;
+        synchronized (this) {
+            loseLocked(reason, cause);
+            drop = dropAllLocked(true);
+            wake = takeWaitingLocked();
+        }
+        finishLoss(drop, wake);
+        leftovers.deleteAll(files(), propagating);
+    }
+
+    /** The writer gave its working pages back; the owner closes once nothing is held. */
+    void writerDone() {
+        synchronized (this) {
+            writerDone = true;
+        }
+        closeOwnerIfIdle();
+    }
+
+    /**
+     * Asks the IO thread to move {@code pages} resident pages out of memory (the revocation
+     * listener, and the writer above the memory fraction). Only enqueues. O(1).
+     */
+    void requestSpill(int pages) {
+        boolean submit;
+        synchronized (this) {
+            if (lostReason != null || pages <= 0) {
+                return;
+            }
+            spillRequestPages += pages;
+            submit = !spillQueued;
+            spillQueued = true;
+        }
+        if (submit) {
+            io.execute(this::spillRequested);
+        }
+    }
+
+    // ---- readers (the IO thread) ----
+
+    /**
+     * Attaches a reader of {@code subpartition}, at the first frame.
+     *
+     * @throws PartitionLostException if the partition is lost, or (selective) the subpartition was
+     *     read before
+     */
+    HybridReader attach(int subpartition) throws PartitionLostException {
+        checkSubpartition(subpartition);
+        synchronized (this) {
+            checkNotLostLocked();
+            if (!progress.attach(subpartition) && mode == Mode.SELECTIVE) {
+                throw new PartitionLostException(
+                        name(),
+                        "subpartition "
+                                + subpartition
+                                + " of this hybrid-selective partition was read before and its"
+                                + " data is gone (selective spilling keeps consumed data nowhere);"
+                                + " the producer must run again",
+                        null);
+            }
+            attachedNow++;
+        }
+        return new HybridReader(this, subpartition);
+    }
+
+    /**
+     * Points {@code reader} at where its next bytes are: in memory (the region is pinned until
+     * {@link #consumed}), on disk, nowhere yet (the reader is parked and woken by the next region),
+     * or nowhere at all (the end). Moves the reader past sections it finished.
+     *
+     * @throws PartitionLostException if the partition is lost
+     */
+    HybridReader.Where locate(HybridReader reader) throws IOException {
+        List<Page> drop = new ArrayList<>(0);
+        try {
+            synchronized (this) {
+                checkNotLostLocked();
+                return locateLocked(reader, drop);
+            }
+        } finally {
+            recycle(drop);
+        }
+    }
+
+    private HybridReader.Where locateLocked(HybridReader reader, List<Page> drop)
+            throws IOException {
+        int s = reader.subpartition;
+        while (true) {
+            if (reader.region >= regions.size()) {
+                if (finished) {
+                    return HybridReader.Where.END;
+                }
+                waiting.add(reader);
+                return HybridReader.Where.WAIT;
+            }
+            HybridRegion region = regions.get(reader.region);
+            int section = region.section(s);
+            int length = region.sectionLength(section);
+            if (reader.offset >= length) {
+                advanceLocked(reader, drop);
+                continue;
+            }
+            reader.section = section;
+            reader.left = length - reader.offset;
+            if (region.pages != null) {
+                region.pins++;
+                reader.memory = region;
+                reader.streamAt = region.sectionStart[section] + reader.offset;
+                return HybridReader.Where.MEMORY;
+            }
+            pointAtDisk(reader, region, section);
+            return HybridReader.Where.DISK;
+        }
+    }
+
+    private void pointAtDisk(HybridReader reader, HybridRegion region, int section)
+            throws IOException {
+        reader.memory = null;
+        if (region.fileOffset >= 0) {
+            reader.file = files.dataForRead();
+            reader.path = files.dataFile();
+            reader.position = region.fileOffset + region.sectionStart[section] + reader.offset;
+            return;
+        }
+        long[] spilled = region.spillOffset;
+        int[] from = region.spillFrom;
+        if (spilled == null
+                || from == null
+                || spilled[section] < 0
+                || reader.offset < from[section]) {
+            throw new IllegalStateException(
+                    "hybrid partition '"
+                            + name()
+                            + "': byte "
+                            + reader.offset
+                            + " of section "
+                            + section
+                            + " of region "
+                            + region.index
+                            + " is neither in memory nor on disk");
+        }
+        reader.file = files.spillForRead();
+        reader.path = files.spillFile();
+        reader.position = spilled[section] + (reader.offset - from[section]);
+    }
+
+    /**
+     * {@code reader} took {@code bytes} of the bytes {@link #locate} pointed it at (from memory if
+     * {@code fromMemory}); unpins the region and drops what no reader needs any more.
+     */
+    void consumed(HybridReader reader, int bytes, boolean fromMemory) {
+        List<Page> drop = new ArrayList<>(0);
+        synchronized (this) {
+            reader.offset += bytes;
+            int s = reader.subpartition;
+            progress.took(s, reader.region, reader.offset);
+            if (fromMemory) {
+                bytesReadFromMemory += bytes;
+                worker.readFromMemory.add(bytes);
+                HybridRegion region = java.util.Objects.requireNonNull(reader.memory);
+                region.pins--;
+                if (region.dropWhenIdle && region.pins == 0 && !region.writing) {
+                    drop.addAll(dropLocked(region));
+                }
+            } else {
+                bytesReadFromDisk += bytes;
+                worker.readFromDisk.add(bytes);
+            }
+            reader.memory = null;
+        }
+        recycle(drop);
+    }
+
+    /**
+     * {@code reader} stops: at the end ({@code completed}), or abandoned (its gate closed or
+     * failed). An abandoned selective subpartition's data can never be read again and is dropped.
+     */
+    void detach(HybridReader reader, boolean completed) {
+        List<Page> drop = new ArrayList<>(0);
+        synchronized (this) {
+            waiting.remove(reader);
+            HybridRegion pinned = reader.memory;
+            if (pinned != null) {
+                pinned.pins--;
+                reader.memory = null;
+                if (pinned.dropWhenIdle && pinned.pins == 0 && !pinned.writing) {
+                    drop.addAll(dropLocked(pinned));
+                }
+            }
+            attachedNow--;
+            int s = reader.subpartition;
+            if (!completed && mode == Mode.SELECTIVE) {
+                int first = progress.abandon(s);
+                for (int r = Math.max(0, first); first >= 0 && r < regions.size(); r++) {
+                    passRegionLocked(regions.get(r), s, drop);
+                }
+            }
+        }
+        recycle(drop);
+    }
+
+    /** The partition's failure as an exception for a reader, or null while it is readable. */
+    synchronized @Nullable PartitionLostException lostException() {
+        return lostReason == null
+                ? null
+                : new PartitionLostException(name(), lostReason, lostCause);
+    }
+
+    /** Regions published so far (tests). */
+    synchronized int regionCount() {
+        return regions.size();
+    }
+
+    /**
+     * Checks the accounting (tests call it after every step): resident pages are the regions'
+     * pages; each region's reader count is the subpartitions that still need it; a region no one
+     * needs holds no pages unless a reader or a write-through still uses them; while the partition
+     * is readable, every byte some subpartition still needs is in memory or on disk; full-mode
+     * regions are on disk once written; no reader position lies past its section.
+     */
+    synchronized void checkInvariants() {
+        int resident = 0;
+        for (HybridRegion region : regions) {
+            check(region.pins >= 0, "region %s has %s pins", region.index, region.pins);
+            resident += region.residentPages();
+            int need = 0;
+            for (int s = 0; s < progress.size(); s++) {
+                if (progress.needs(s, region)) {
+                    need++;
+                    if (lostReason == null) {
+                        int section = region.section(s);
+                        int from = progress.neededFrom(s, region);
+                        check(
+                                from <= region.sectionLength(section),
+                                "subpartition %s is at byte %s of a %s-byte section",
+                                s,
+                                from,
+                                region.sectionLength(section));
+                        check(
+                                region.pages != null
+                                        || from == region.sectionLength(section)
+                                        || region.onDisk(section, from),
+                                "byte %s of section %s of region %s is neither in memory nor on"
+                                        + " disk",
+                                from,
+                                section,
+                                region.index);
+                    }
+                }
+            }
+            check(
+                    region.readersLeft == need,
+                    "region %s counts %s readers, %s still need it",
+                    region.index,
+                    region.readersLeft,
+                    need);
+            check(
+                    need > 0 || region.pages == null || region.pins > 0 || region.writing,
+                    "region %s is read by everyone but holds %s pages",
+                    region.index,
+                    region.residentPages());
+            check(
+                    mode != Mode.FULL || region.writing || region.fileOffset >= 0,
+                    "full-mode region %s is not on disk",
+                    region.index);
+            check(
+                    mode != Mode.SELECTIVE || region.fileOffset < 0 || region.pageStart == null,
+                    "selective region %s was resident and yet written whole",
+                    region.index);
+        }
+        check(resident == residentPages, "resident %s != %s", residentPages, resident);
+    }
+
+    private static void check(boolean condition, String message, Object... args) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(java.util.Locale.ROOT, message, args));
+        }
+    }
+
+    // ---- under the lock ----
+
+    private void advanceLocked(HybridReader reader, List<Page> drop) {
+        int s = reader.subpartition;
+        if (progress.leave(s, reader.region)) {
+            passRegionLocked(regions.get(reader.region), s, drop);
+        }
+        reader.region++;
+        reader.offset = 0;
+    }
+
+    /** Subpartition {@code s} no longer needs {@code region}. */
+    private void passRegionLocked(HybridRegion region, int s, List<Page> drop) {
+        if (region.broadcast || region.sectionLength(s) > 0) {
+            region.readersLeft--;
+            if (region.readersLeft == 0) {
+                drop.addAll(dropLocked(region));
+            }
+        }
+    }
+
+    /**
+     * Drops {@code region}'s pages now, or marks them to go when no reader copies from them and no
+     * write-through runs; returns the pages to recycle.
+     */
+    private List<Page> dropLocked(HybridRegion region) {
+        Page[] pages = region.pages;
+        if (pages == null) {
+            return List.of();
+        }
+        if (region.pins > 0 || region.writing) {
+            region.dropWhenIdle = true;
+            return List.of();
+        }
+        region.pages = null;
+        region.dropWhenIdle = false;
+        residentPages -= pages.length;
+        worker.noteResident(-pages.length);
+        return List.of(pages);
+    }
+
+    /**
+     * Drops every region's pages, or marks them for later where a reader copies from them or, with
+     * {@code writerGone} false, a write-through still runs (it drops them when it ends).
+     */
+    private List<Page> dropAllLocked(boolean writerGone) {
+        List<Page> drop = new ArrayList<>();
+        for (HybridRegion region : regions) {
+            if (writerGone) {
+                region.writing = false; // the writer that was writing it failed: no write runs
+            }
+            drop.addAll(dropLocked(region));
+        }
+        return drop;
+    }
+
+    private void addResident(int pages) {
+        residentPages += pages;
+        peakResidentPages = Math.max(peakResidentPages, residentPages);
+        worker.noteResident(pages);
+    }
+
+    private void countWritten(long bytes) {
+        bytesWrittenToDisk += bytes;
+        worker.writtenToDisk.add(bytes);
+    }
+
+    private void loseLocked(String reason, @Nullable Throwable cause) {
+        if (lostReason == null) {
+            lostReason = reason;
+            lostCause = cause;
+        }
+    }
+
+    private void checkNotLostLocked() throws PartitionLostException {
+        if (lostReason != null) {
+            throw new PartitionLostException(name(), lostReason, lostCause);
+        }
+    }
+
+    private List<HybridReader> takeWaitingLocked() {
+        if (waiting.isEmpty()) {
+            return List.of();
+        }
+        List<HybridReader> wake = new ArrayList<>(waiting);
+        waiting.clear();
+        return wake;
+    }
+
+    // ---- spilling (the IO thread) ----
+
+    /** Runs a requested spill; on the IO thread. */
+    private void spillRequested() {
+        int want;
+        synchronized (this) {
+            want = spillRequestPages;
+            spillRequestPages = 0;
+            spillQueued = false;
+        }
+        try {
+            spill(want);
+        } catch (IOException e) {
+            fail("spilling to " + files.spillFile() + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * Moves at least {@code pages} resident pages out of memory if it can, newest regions first
+     * (the data consumers need latest): full mode drops regions already written; selective mode
+     * writes the unconsumed rest of each region's sections to the spill file, then drops it.
+     * Returns the pages freed. On the IO thread (or a test's).
+     */
+    int spill(int pages) throws IOException {
+        List<HybridRegion> victims = new ArrayList<>();
+        List<Page> drop = new ArrayList<>();
+        int[][] from;
+        synchronized (this) {
+            if (lostReason != null) {
+                return 0;
+            }
+            int freed = 0;
+            for (int r = regions.size() - 1; r >= 0 && freed < pages; r--) {
+                HybridRegion region = regions.get(r);
+                if (region.pages == null || region.pins > 0 || region.writing) {
+                    continue;
+                }
+                freed += region.residentPages();
+                if (mode == Mode.FULL) {
+                    drop.addAll(dropLocked(region)); // written through: already on disk
+                } else {
+                    region.pins++; // nobody drops or reads it while it is written out
+                    victims.add(region);
+                }
+            }
+            from = new int[victims.size()][];
+            for (int v = 0; v < victims.size(); v++) {
+                from[v] = progress.unconsumedFrom(victims.get(v));
+            }
+        }
+        recycle(drop);
+        int freed = drop.size();
+        if (!victims.isEmpty()) {
+            freed += spillOut(victims, from);
+        }
+        return freed;
+    }
+
+    /** Writes the needed rest of each victim to the spill file, then drops the victims. */
+    private int spillOut(List<HybridRegion> victims, int[][] from) throws IOException {
+        long[][] offsets = new long[victims.size()][];
+        long[] written = new long[1];
+        try {
+            for (int v = 0; v < victims.size(); v++) {
+                offsets[v] = files.spill(victims.get(v), from[v], written);
+            }
+        } catch (IOException e) {
+            synchronized (this) {
+                for (HybridRegion region : victims) {
+                    region.pins--;
+                }
+            }
+            throw e;
+        }
+        List<Page> drop = new ArrayList<>();
+        synchronized (this) {
+            bytesSpilled += written[0];
+            worker.spilled.add(written[0]);
+            for (int v = 0; v < victims.size(); v++) {
+                HybridRegion region = victims.get(v);
+                region.spillOffset = offsets[v];
+                region.spillFrom = from[v];
+                region.pins--;
+                drop.addAll(dropLocked(region));
+            }
+        }
+        recycle(drop);
+        return drop.size();
+    }
+
+    /** The partition fails for {@code reason}: readers see it lost, its pages and files go. */
+    void fail(String reason, Throwable cause) {
+        List<Page> drop;
+        List<HybridReader> wake;
+        synchronized (this) {
+            loseLocked(reason, cause);
+            drop = dropAllLocked(false);
+            wake = takeWaitingLocked();
+        }
+        finishLoss(drop, wake);
+        leftovers.deleteAll(files(), null);
+    }
+
+    // ---- outside the lock ----
+
+    private void finishLoss(List<Page> drop, List<HybridReader> wake) {
+        recycle(drop);
+        files.close();
+        wakeAll(wake);
+        closeOwnerIfIdle();
+    }
+
+    private void recycle(List<Page> pages) {
+        for (int i = 0; i < pages.size(); i++) {
+            owner.recycle(pages.get(i));
+        }
+        if (!pages.isEmpty()) {
+            closeOwnerIfIdle();
+        }
+    }
+
+    private void wakeAll(List<HybridReader> readers) {
+        for (HybridReader reader : readers) {
+            reader.wake();
+        }
+    }
+
+    private void closeOwnerIfIdle() {
+        boolean close;
+        synchronized (this) {
+            close = writerDone && lostReason != null && residentPages == 0;
+        }
+        if (close && owner.pagesInUse() == 0) {
+            owner.close();
+        }
+    }
+}
