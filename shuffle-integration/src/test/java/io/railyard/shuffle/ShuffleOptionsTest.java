@@ -18,7 +18,32 @@ class ShuffleOptionsTest {
         assertThat(options.sortBufferPages()).isEqualTo(64);
         assertThat(options.gatePages()).isEqualTo(64);
         assertThat(options.compression()).isEqualTo(ShuffleOptions.Compression.LZ4);
+        assertThat(options.hybridMemoryFraction()).isEqualTo(0.7);
+        assertThat(options.hybridSpillFraction()).isEqualTo(0.4);
+        assertThat(options.hybridResidentAttachedFraction()).isZero();
         assertThat(options.toBuilder().build()).isEqualTo(options);
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {0, -0.1, 1.01, Double.NaN})
+    void hybridFractions_outOfRange_nameKeyAndValue(double fraction) {
+        assertThatThrownBy(() -> ShuffleOptions.builder().hybridMemoryFraction(fraction).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        ShuffleOptions.HYBRID_MEMORY_FRACTION_KEY + " must be in (0, 1]")
+                .hasMessageContaining("was " + fraction);
+        assertThatThrownBy(() -> ShuffleOptions.builder().hybridSpillFraction(fraction).build())
+                .hasMessageContaining(ShuffleOptions.HYBRID_SPILL_FRACTION_KEY);
+    }
+
+    @Test
+    void residentAttachedFraction_acceptsZeroAndOne_rejectsOutside() {
+        assertThat(ShuffleOptions.builder().hybridResidentAttachedFraction(1).build()).isNotNull();
+        assertThatThrownBy(
+                        () -> ShuffleOptions.builder().hybridResidentAttachedFraction(-0.5).build())
+                .hasMessageContaining(
+                        ShuffleOptions.HYBRID_RESIDENT_ATTACHED_FRACTION_KEY
+                                + " must be in [0, 1]");
     }
 
     @ParameterizedTest

@@ -1,11 +1,14 @@
 /**
- * Blocking partitions: {@code ShuffleWorker} (pool, directory and IO thread of one worker) makes
- * sort- and hash-based {@code PartitionWriter}s (one frame format, {@code FrameHeader}; sort index
- * entries, {@code IndexEntry}) and {@code InputGate}s read by {@code RecordDecoder}.
+ * Result partitions and their readers: {@code ShuffleWorker} (pool, directory and IO thread of one
+ * worker) makes sort- and hash-based {@code PartitionWriter}s, {@code HybridPartitionWriter}s
+ * (readable while written; full or selective spilling) and {@code InputGate}s read by {@code
+ * RecordDecoder}; one frame format ({@code FrameHeader}; sort index entries, {@code IndexEntry}).
  *
  * <p>Threading: writers, gate polling and decoders belong to their task's thread; the one IO thread
- * ({@code IoScheduler}) owns every read cursor; the worker, partitions and buffer recycling are
- * thread-safe. Lock order: gate, then IO scheduler, then buffer pool.
+ * ({@code IoScheduler}) owns every read cursor and runs hybrid spills; the worker, partitions and
+ * buffer recycling are thread-safe. Lock order, written once: gate, then IO scheduler, then
+ * partition, then buffer pool; nothing calls a gate, a revocation listener or the pool while
+ * holding a partition's lock, and a revocation listener only enqueues work.
  */
 @NullMarked
 package io.railyard.shuffle.partition;
