@@ -104,6 +104,10 @@ public final class HybridPartition extends ResultPartition {
     private @Nullable Throwable lostCause;
     private int spillRequestPages;
     private boolean spillQueued;
+
+    /** Pages asked for that a spill could not free yet (they were still being sealed). */
+    private int spillDebt;
+
     private int residentPages;
     private int peakResidentPages;
     private long bytesProduced;
@@ -221,9 +225,14 @@ public final class HybridPartition extends ResultPartition {
     boolean publish(HybridRegion region) {
         List<Page> drop = List.of();
         List<HybridReader> wake;
+        int debt = 0;
         synchronized (this) {
             if (lostReason != null) {
                 return false;
+            }
+            if (region.pages != null) {
+                debt = spillDebt; // asked for while these pages were being sealed: ask again
+                spillDebt = 0;
             }
             region.index = regions.size();
             region.readersLeft = progress.readersOf(region);
@@ -241,6 +250,7 @@ public final class HybridPartition extends ResultPartition {
         }
         recycle(drop);
         wakeAll(wake);
+        requestSpill(debt);
         return true;
     }
 
@@ -653,7 +663,12 @@ public final class HybridPartition extends ResultPartition {
             spillQueued = false;
         }
         try {
-            spill(want);
+            int freed = spill(want);
+            if (freed < want) {
+                synchronized (this) {
+                    spillDebt += want - freed;
+                }
+            }
         } catch (IOException e) {
             fail("spilling to " + files.spillFile() + " failed: " + e, e);
         }
