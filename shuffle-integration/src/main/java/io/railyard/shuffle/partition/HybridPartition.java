@@ -676,9 +676,10 @@ public final class HybridPartition extends ResultPartition {
 
     /**
      * Moves at least {@code pages} resident pages out of memory if it can, newest regions first
-     * (the data consumers need latest): full mode drops regions already written; selective mode
-     * writes the unconsumed rest of each region's sections to the spill file, then drops it.
-     * Returns the pages freed. On the IO thread (or a test's).
+     * (the data consumers need latest): full mode drops regions already written (one still being
+     * written through or read goes the moment that ends); selective mode writes the unconsumed rest
+     * of each region's sections to the spill file, then drops it. Returns the pages freed now. On
+     * the IO thread (or a test's).
      */
     int spill(int pages) throws IOException {
         List<HybridRegion> victims = new ArrayList<>();
@@ -691,12 +692,17 @@ public final class HybridPartition extends ResultPartition {
             int freed = 0;
             for (int r = regions.size() - 1; r >= 0 && freed < pages; r--) {
                 HybridRegion region = regions.get(r);
-                if (region.pages == null || region.pins > 0 || region.writing) {
+                boolean busy = region.pins > 0 || region.writing;
+                if (region.pages == null
+                        || region.dropWhenIdle
+                        || (busy && mode == Mode.SELECTIVE)) {
                     continue;
                 }
                 freed += region.residentPages();
                 if (mode == Mode.FULL) {
-                    drop.addAll(dropLocked(region)); // written through: already on disk
+                    // On disk, or once its write-through ends: dropLocked defers a busy region to
+                    // then. Skipping it would forget this ask, and the pool does not ask again.
+                    drop.addAll(dropLocked(region));
                 } else {
                     region.pins++; // nobody drops or reads it while it is written out
                     victims.add(region);
