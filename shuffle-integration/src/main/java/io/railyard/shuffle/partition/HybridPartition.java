@@ -64,26 +64,6 @@ public final class HybridPartition extends ResultPartition {
         SELECTIVE
     }
 
-    /**
-     * Counters of one partition (bytes of frames, headers included).
-     *
-     * @param bytesProduced sealed by the producer
-     * @param bytesWrittenToDisk written to the data file (write-through or direct)
-     * @param bytesSpilled written to the spill file under memory pressure
-     * @param bytesReadFromMemory delivered to readers from resident pages
-     * @param bytesReadFromDisk delivered to readers from either file
-     * @param residentPages pages held now
-     * @param peakResidentPages pages held at most, so far
-     */
-    public record Stats(
-            long bytesProduced,
-            long bytesWrittenToDisk,
-            long bytesSpilled,
-            long bytesReadFromMemory,
-            long bytesReadFromDisk,
-            int residentPages,
-            int peakResidentPages) {}
-
     private final Mode mode;
     private final HybridFiles files;
     private final BufferOwner owner;
@@ -157,8 +137,8 @@ public final class HybridPartition extends ResultPartition {
     }
 
     /** The counters so far. O(1); allocates the record. */
-    public synchronized Stats stats() {
-        return new Stats(
+    public synchronized HybridStats stats() {
+        return new HybridStats(
                 bytesProduced,
                 bytesWrittenToDisk,
                 bytesSpilled,

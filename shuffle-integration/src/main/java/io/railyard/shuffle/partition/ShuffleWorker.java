@@ -260,8 +260,8 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /** The hybrid partitions' counters, summed over this worker's. O(1); allocates the record. */
-    public HybridPartition.Stats hybridStats() {
-        return new HybridPartition.Stats(
+    public HybridStats hybridStats() {
+        return new HybridStats(
                 hybrid.produced.sum(),
                 hybrid.writtenToDisk.sum(),
                 hybrid.spilled.sum(),

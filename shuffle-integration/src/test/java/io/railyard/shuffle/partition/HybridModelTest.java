@@ -10,7 +10,6 @@ import io.railyard.shuffle.buffer.OwnerStats;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.shuffle.buffer.PoolInvariants;
 import io.railyard.shuffle.partition.HybridPartition.Mode;
-import io.railyard.shuffle.partition.HybridPartition.Stats;
 import io.railyard.shuffle.partition.HybridReader.Where;
 import io.railyard.shuffle.partition.HybridRig.FileFrames;
 import io.railyard.shuffle.partition.HybridRig.TestReader;
@@ -155,7 +154,7 @@ class HybridModelTest {
         final ArrayDeque<String> trace = new ArrayDeque<>();
         @Nullable BufferOwner competitor;
         @Nullable CompletableFuture<List<Page>> competitorPages;
-        Stats last = new Stats(0, 0, 0, 0, 0, 0, 0);
+        HybridStats last = new HybridStats(0, 0, 0, 0, 0, 0, 0);
         int step;
         int nextId;
         boolean released;
@@ -238,7 +237,7 @@ class HybridModelTest {
         }
 
         private void tally() {
-            Stats stats = rig.partition.stats();
+            HybridStats stats = rig.partition.stats();
             cover("runs", 1);
             cover("regions", rig.partition.regionCount());
             cover("spilled bytes", stats.bytesSpilled());
@@ -571,7 +570,7 @@ class HybridModelTest {
 
         private void check() throws IOException {
             rig.checkAccounting();
-            Stats stats = rig.partition.stats();
+            HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesProduced()).isGreaterThanOrEqualTo(last.bytesProduced());
             assertThat(stats.bytesWrittenToDisk())
                     .isGreaterThanOrEqualTo(last.bytesWrittenToDisk());
@@ -591,7 +590,7 @@ class HybridModelTest {
             checkFiles(stats);
         }
 
-        private void checkFiles(Stats stats) throws IOException {
+        private void checkFiles(HybridStats stats) throws IOException {
             dataFrames.parseNew(this::dataFrame);
             spillFrames.parseNew(this::spilledFrame);
             assertThat(dataFrames.parsed())

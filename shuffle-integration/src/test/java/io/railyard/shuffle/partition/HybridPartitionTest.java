@@ -99,7 +99,7 @@ class HybridPartitionTest {
                         stream.expected(c),
                         "consumer " + c);
             }
-            HybridPartition.Stats stats = partition.stats();
+            HybridStats stats = partition.stats();
             assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
                     .isGreaterThanOrEqualTo(stats.bytesProduced());
             if (mode == Mode.FULL) {
@@ -154,7 +154,7 @@ class HybridPartitionTest {
                             ShuffleHarness.drain(gate).get(0), stream.expected(c), "consumer " + c);
                 }
             }
-            HybridPartition.Stats stats = partition.stats();
+            HybridStats stats = partition.stats();
             assertThat(stats.bytesWrittenToDisk() + stats.bytesSpilled()).isPositive();
             partition.release();
         }

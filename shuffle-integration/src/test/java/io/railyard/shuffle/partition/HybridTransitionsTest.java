@@ -7,7 +7,6 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.shuffle.partition.HybridPartition.Mode;
-import io.railyard.shuffle.partition.HybridPartition.Stats;
 import io.railyard.shuffle.partition.HybridReader.Where;
 import io.railyard.shuffle.partition.HybridRig.TestReader;
 import java.io.IOException;
@@ -152,7 +151,7 @@ class HybridTransitionsTest {
             long consumed = rig.partition.stats().bytesReadFromMemory();
             assertThat(consumed).isEqualTo(first.frameBytes);
             spillEverything(rig);
-            Stats spilled = rig.partition.stats();
+            HybridStats spilled = rig.partition.stats();
             if (mode == Mode.SELECTIVE) {
                 assertThat(spilled.bytesSpilled())
                         .as("spilled: the region but the bytes its reader consumed")
@@ -169,7 +168,7 @@ class HybridTransitionsTest {
             assertThat(second.readAll()).isEqualTo(Where.END);
             records.assertReceived(second);
             second.detach(true);
-            Stats stats = rig.partition.stats();
+            HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
                     .as("every byte read once")
                     .isEqualTo(stats.bytesProduced())
@@ -240,7 +239,7 @@ class HybridTransitionsTest {
                 records.assertReceived(again);
                 again.detach(true);
             }
-            Stats stats = rig.partition.stats();
+            HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesWrittenToDisk()).isEqualTo(stats.bytesProduced());
             releaseAndCheck(rig);
         }
@@ -263,7 +262,7 @@ class HybridTransitionsTest {
                 records.assertReceived(reader);
                 reader.detach(true);
             }
-            Stats stats = rig.partition.stats();
+            HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesProduced()).isPositive();
             assertThat(stats.bytesSpilled()).isZero();
             assertThat(stats.bytesWrittenToDisk()).isZero();
@@ -292,7 +291,7 @@ class HybridTransitionsTest {
                 records.assertReceived(reader);
                 reader.detach(true);
             }
-            Stats stats = rig.partition.stats();
+            HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesProduced()).isPositive();
             assertThat(stats.bytesWrittenToDisk()).isEqualTo(stats.bytesProduced());
             assertThat(Files.size(rig.dataFile)).isEqualTo(stats.bytesProduced());
