@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  *       subpartition re-reads it from the first frame (memory or disk).
  *   <li><b>Memory.</b> Resident pages are borrowed beyond the writer's guarantee, so the pool can
  *       always ask them back; a finished writer lowers its guarantee to 0 and the partition keeps
- *       only borrowed pages.
+ *       only borrowed pages. The pool asks once per shortfall: pages a requested spill cannot free
+ *       yet (a region still being sealed, or written through) are owed, and the spill runs again
+ *       when a resident region is published or a write-through ends.
  * </ul>
  *
  * <h2>Threading</h2>
@@ -104,6 +106,7 @@ public final class HybridPartition extends ResultPartition {
     private @Nullable Throwable lostCause;
     private int spillRequestPages;
     private boolean spillQueued;
+    private int owedPages;
     private int residentPages;
     private int peakResidentPages;
     private long bytesProduced;
@@ -221,6 +224,7 @@ public final class HybridPartition extends ResultPartition {
     boolean publish(HybridRegion region) {
         List<Page> drop = List.of();
         List<HybridReader> wake;
+        int owed;
         synchronized (this) {
             if (lostReason != null) {
                 return false;
@@ -238,15 +242,19 @@ public final class HybridPartition extends ResultPartition {
                 drop = dropLocked(region);
             }
             wake = takeWaitingLocked();
+            owed = region.pages != null ? owedPages : 0; // freeable now: asked again
+            owedPages -= owed;
         }
         recycle(drop);
         wakeAll(wake);
+        requestSpill(owed);
         return true;
     }
 
     /** The write-through of {@code region} (full mode) completed at {@code fileOffset}. */
     void written(HybridRegion region, long fileOffset) {
         List<Page> drop = List.of();
+        int owed;
         synchronized (this) {
             region.fileOffset = fileOffset;
             region.writing = false;
@@ -254,8 +262,11 @@ public final class HybridPartition extends ResultPartition {
             if (region.dropWhenIdle && region.pins == 0) {
                 drop = dropLocked(region);
             }
+            owed = owedPages;
+            owedPages = 0;
         }
         recycle(drop);
+        requestSpill(owed);
     }
 
     /** The producer finished: readers past the last region end. */
@@ -648,12 +659,17 @@ public final class HybridPartition extends ResultPartition {
     private void spillRequested() {
         int want;
         synchronized (this) {
-            want = spillRequestPages;
+            // An ask repeats the shortfall it is about, so what is owed is not added to it.
+            want = Math.max(spillRequestPages, owedPages);
             spillRequestPages = 0;
+            owedPages = 0;
             spillQueued = false;
         }
         try {
-            spill(want);
+            int owed = Math.min(want - spill(want), owner.borrowedPages()); // asked, still held
+            synchronized (this) {
+                owedPages = Math.max(owedPages, owed);
+            }
         } catch (IOException e) {
             fail("spilling to " + files.spillFile() + " failed: " + e, e);
         }
