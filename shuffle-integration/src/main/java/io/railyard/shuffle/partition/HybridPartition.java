@@ -502,7 +502,7 @@ public final class HybridPartition extends ResultPartition {
      * Checks the accounting (tests call it after every step): resident pages are the regions'
      * pages; each region's reader count is the subpartitions that still need it; a region no one
      * needs holds no pages unless a reader or a write-through still uses them; while the partition
-     * is readable, every byte some subpartition still needs is in memory or on disk; full-mode
+     * is readable, every byte some subpartition still needs is in memory or on disk, and full-mode
      * regions are on disk once written; no reader position lies past its section.
      */
     synchronized void checkInvariants() {
@@ -547,7 +547,10 @@ public final class HybridPartition extends ResultPartition {
                     region.index,
                     region.residentPages());
             check(
-                    mode != Mode.FULL || region.writing || region.fileOffset >= 0,
+                    mode != Mode.FULL
+                            || region.writing
+                            || region.fileOffset >= 0
+                            || lostReason != null, // a failed write-through leaves it nowhere
                     "full-mode region %s is not on disk",
                     region.index);
             check(
