@@ -12,9 +12,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,10 +24,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * chance, forced here: the test holds a monitor another thread needs next (a gate's, or the
  * partition's, whose lock order ARCHITECTURE.md states), waits until that thread is blocked on it,
  * acts, and lets go (Reliability invariant 5: liveness). Each wait for a thread to arrive is
- * bounded by a watchdog of {@value #WATCHDOG_SECONDS} s without it happening; no time is measured.
+ * bounded by a watchdog ({@link ShuffleHarness#awaitUntil}); no time is measured.
  */
 class HybridInterleavingTest {
-    private static final int WATCHDOG_SECONDS = 5;
     private static final String IO_THREAD = "railyard-shuffle-io";
 
     @TempDir Path dir;
@@ -125,7 +122,8 @@ class HybridInterleavingTest {
                 assertThat(partition.residentPages()).isGreaterThan(3);
                 second = worker.openGate("c1", List.of(partition), 1); // the pool asks back
                 // Attached: the spill the ask queued ran before (queued tasks run first).
-                awaitUntil(() -> partition.attachedReaders() == 2, "the second reader");
+                ShuffleHarness.awaitUntil(
+                        () -> partition.attachedReaders() == 2, "the second reader");
             }
             producer.joinChecked(); // writes the region through and finishes
             for (InputGate gate : List.of(first, second)) {
@@ -159,7 +157,7 @@ class HybridInterleavingTest {
 
     /** Waits until the partition has {@code readers} readers and the IO thread waits for work. */
     private static void awaitAttachedAndIoIdle(HybridPartition partition, int readers) {
-        awaitUntil(
+        ShuffleHarness.awaitUntil(
                 () ->
                         partition.attachedReaders() == readers
                                 && ioThreadIn(Thread.State.WAITING, "IoScheduler", "run"),
@@ -167,7 +165,7 @@ class HybridInterleavingTest {
     }
 
     private static void awaitIoThread(Thread.State state, String type, String method) {
-        awaitUntil(
+        ShuffleHarness.awaitUntil(
                 () -> ioThreadIn(state, type, method),
                 "the IO thread " + state + " in " + type + "." + method);
     }
@@ -182,7 +180,7 @@ class HybridInterleavingTest {
     }
 
     private static void awaitBlocked(Thread thread, String type, String method) {
-        awaitUntil(
+        ShuffleHarness.awaitUntil(
                 () -> isIn(thread, Thread.State.BLOCKED, type, method),
                 thread.getName() + " blocked in " + type + "." + method);
     }
@@ -197,18 +195,6 @@ class HybridInterleavingTest {
                         frame ->
                                 frame.getClassName().endsWith("." + type)
                                         && frame.getMethodName().equals(method));
-    }
-
-    /** The watchdog: fails when {@code condition} has not come true for a while. */
-    private static void awaitUntil(java.util.function.BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WATCHDOG_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        "gave up after " + WATCHDOG_SECONDS + " s waiting for " + what);
-            }
-            LockSupport.parkNanos(100_000);
-        }
     }
 
     /** A thread that holds a monitor until released (or closed). */

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32C;
 
 /** Random record streams, writers and a draining reader shared by the shuffle tests. */
@@ -274,6 +276,20 @@ final class ShuffleHarness {
             assertThat(decoder.atRecordBoundary(c)).as("channel %s ends on a record", c).isTrue();
         }
         return out;
+    }
+
+    /**
+     * Waits until {@code condition} holds; a watchdog, not a timer: fails only when it has not come
+     * true for 5 s (a hang), whatever the machine's speed otherwise.
+     */
+    static void awaitUntil(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("gave up after 5 s waiting for " + what);
+            }
+            LockSupport.parkNanos(100_000);
+        }
     }
 
     static void assertRecords(List<byte[]> actual, List<byte[]> expected, String what) {
