@@ -10,7 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -62,7 +64,9 @@ class HybridInterleavingTest {
     @EnumSource(Mode.class)
     void regionArrivesAsTheIoThreadEndsTheTurn_theChannelIsServedAgain(Mode mode) throws Exception {
         byte[] record = bytes(300, 7);
+        Set<Thread> others = ioThreads();
         try (ShuffleWorker worker = new ShuffleWorker(options(2, 1), dir)) {
+            Thread io = theNewIoThread(others);
             HybridPartitionWriter writer = worker.createHybridPartition("h", 1, mode);
             HybridPartition partition = writer.partition();
             HybridPartitionWriter parkingWriter = worker.createHybridPartition("park", 1, mode);
@@ -70,18 +74,18 @@ class HybridInterleavingTest {
             InputGate gate;
             // 1. Park the IO thread in a spill of another partition, whose lock a holder keeps.
             try (Holder park = new Holder(parking, () -> parking.requestSpill(1))) {
-                awaitIoThread(Thread.State.BLOCKED, "HybridPartition", "spillRequested");
+                awaitIoThread(io, Thread.State.BLOCKED, "HybridPartition", "spillRequested");
                 // 2. Open the gate meanwhile, and hold the partition's lock: the IO thread's next
                 //    round attaches the reader and waits for the lock there.
                 gate = worker.openGate("c", List.of(partition), 0);
                 try (Holder holder = new Holder(partition, () -> {})) {
                     park.release();
-                    awaitIoThread(Thread.State.BLOCKED, "HybridPartition", "attach");
+                    awaitIoThread(io, Thread.State.BLOCKED, "HybridPartition", "attach");
                     // 3. Hold the gate: the IO thread finds no data and ends the turn, but waits
                     //    for the gate to hand it back; a region arrives just then.
                     synchronized (gate) {
                         holder.release();
-                        awaitIoThread(Thread.State.BLOCKED, "InputGate", "served");
+                        awaitIoThread(io, Thread.State.BLOCKED, "InputGate", "served");
                         writer.emit(ByteBuffer.wrap(record), 0);
                         writer.flush(); // wakes the reader while its channel is in service
                     }
@@ -107,11 +111,13 @@ class HybridInterleavingTest {
     @Test
     void revocationDuringAWriteThrough_isHonouredWhenTheWriteEnds() throws Exception {
         byte[] record = bytes(6000, 3); // one region of 7 borrowed pages, more than the writer's 3
+        Set<Thread> others = ioThreads();
         try (ShuffleWorker worker = new ShuffleWorker(options(1, 2), dir)) {
+            Thread io = theNewIoThread(others);
             HybridPartitionWriter writer = worker.createHybridPartition("h", 2, Mode.FULL);
             HybridPartition partition = writer.partition();
             InputGate first = worker.openGate("c0", List.of(partition), 0);
-            awaitAttachedAndIoIdle(partition, 1);
+            awaitAttachedAndIoIdle(io, partition, 1);
             InputGate second;
             Producer producer;
             synchronized (first) {
@@ -155,28 +161,38 @@ class HybridInterleavingTest {
         return bytes;
     }
 
+    /** The worker's IO threads alive now (other tests' workers may have left theirs). */
+    private static Set<Thread> ioThreads() {
+        Set<Thread> threads = new HashSet<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals(IO_THREAD) && thread.isAlive()) {
+                threads.add(thread);
+            }
+        }
+        return threads;
+    }
+
+    /** The IO thread of the worker created since {@code others} were alive. */
+    private static Thread theNewIoThread(Set<Thread> others) {
+        Set<Thread> mine = ioThreads();
+        mine.removeAll(others);
+        assertThat(mine).as("the new worker's IO thread").hasSize(1);
+        return mine.iterator().next();
+    }
+
     /** Waits until the partition has {@code readers} readers and the IO thread waits for work. */
-    private static void awaitAttachedAndIoIdle(HybridPartition partition, int readers) {
+    private static void awaitAttachedAndIoIdle(Thread io, HybridPartition partition, int readers) {
         ShuffleHarness.awaitUntil(
                 () ->
                         partition.attachedReaders() == readers
-                                && ioThreadIn(Thread.State.WAITING, "IoScheduler", "run"),
+                                && isIn(io, Thread.State.WAITING, "IoScheduler", "run"),
                 readers + " readers attached and the IO thread idle");
     }
 
-    private static void awaitIoThread(Thread.State state, String type, String method) {
+    private static void awaitIoThread(Thread io, Thread.State state, String type, String method) {
         ShuffleHarness.awaitUntil(
-                () -> ioThreadIn(state, type, method),
+                () -> isIn(io, state, type, method),
                 "the IO thread " + state + " in " + type + "." + method);
-    }
-
-    private static boolean ioThreadIn(Thread.State state, String type, String method) {
-        for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            if (thread.getName().equals(IO_THREAD) && isIn(thread, state, type, method)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void awaitBlocked(Thread thread, String type, String method) {
