@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  *       subpartition re-reads it from the first frame (memory or disk).
  *   <li><b>Memory.</b> Resident pages are borrowed beyond the writer's guarantee, so the pool can
  *       always ask them back; a finished writer lowers its guarantee to 0 and the partition keeps
- *       only borrowed pages.
+ *       only borrowed pages. The pool asks once per shortfall: pages a requested spill cannot free
+ *       yet (a region still being sealed, or written through) are owed, and the spill runs again
+ *       when a resident region is published or a write-through ends.
  * </ul>
  *
  * <h2>Threading</h2>
@@ -84,10 +86,7 @@ public final class HybridPartition extends ResultPartition {
     private @Nullable Throwable lostCause;
     private int spillRequestPages;
     private boolean spillQueued;
-
-    /** Pages asked for that a spill could not free yet (they were still being sealed). */
-    private int spillDebt;
-
+    private int owedPages;
     private int residentPages;
     private int peakResidentPages;
     private long bytesProduced;
@@ -205,14 +204,10 @@ public final class HybridPartition extends ResultPartition {
     boolean publish(HybridRegion region) {
         List<Page> drop = List.of();
         List<HybridReader> wake;
-        int debt = 0;
+        int owed;
         synchronized (this) {
             if (lostReason != null) {
                 return false;
-            }
-            if (region.pages != null) {
-                debt = spillDebt; // asked for while these pages were being sealed: ask again
-                spillDebt = 0;
             }
             region.index = regions.size();
             region.readersLeft = progress.readersOf(region);
@@ -227,16 +222,19 @@ public final class HybridPartition extends ResultPartition {
                 drop = dropLocked(region);
             }
             wake = takeWaitingLocked();
+            owed = region.pages != null ? owedPages : 0; // freeable now: asked again
+            owedPages -= owed;
         }
         recycle(drop);
         wakeAll(wake);
-        requestSpill(debt);
+        requestSpill(owed);
         return true;
     }
 
     /** The write-through of {@code region} (full mode) completed at {@code fileOffset}. */
     void written(HybridRegion region, long fileOffset) {
         List<Page> drop = List.of();
+        int owed;
         synchronized (this) {
             region.fileOffset = fileOffset;
             region.writing = false;
@@ -244,8 +242,11 @@ public final class HybridPartition extends ResultPartition {
             if (region.dropWhenIdle && region.pins == 0) {
                 drop = dropLocked(region);
             }
+            owed = owedPages;
+            owedPages = 0;
         }
         recycle(drop);
+        requestSpill(owed);
     }
 
     /** The producer finished: readers past the last region end. */
@@ -481,7 +482,7 @@ public final class HybridPartition extends ResultPartition {
      * Checks the accounting (tests call it after every step): resident pages are the regions'
      * pages; each region's reader count is the subpartitions that still need it; a region no one
      * needs holds no pages unless a reader or a write-through still uses them; while the partition
-     * is readable, every byte some subpartition still needs is in memory or on disk; full-mode
+     * is readable, every byte some subpartition still needs is in memory or on disk, and full-mode
      * regions are on disk once written; no reader position lies past its section.
      */
     synchronized void checkInvariants() {
@@ -526,7 +527,10 @@ public final class HybridPartition extends ResultPartition {
                     region.index,
                     region.residentPages());
             check(
-                    mode != Mode.FULL || region.writing || region.fileOffset >= 0,
+                    mode != Mode.FULL
+                            || region.writing
+                            || region.fileOffset >= 0
+                            || lostReason != null, // a failed write-through leaves it nowhere
                     "full-mode region %s is not on disk",
                     region.index);
             check(
@@ -638,16 +642,16 @@ public final class HybridPartition extends ResultPartition {
     private void spillRequested() {
         int want;
         synchronized (this) {
-            want = spillRequestPages;
+            // An ask repeats the shortfall it is about, so what is owed is not added to it.
+            want = Math.max(spillRequestPages, owedPages);
             spillRequestPages = 0;
+            owedPages = 0;
             spillQueued = false;
         }
         try {
-            int freed = spill(want);
-            if (freed < want) {
-                synchronized (this) {
-                    spillDebt += want - freed;
-                }
+            int owed = Math.min(want - spill(want), owner.borrowedPages()); // asked, still held
+            synchronized (this) {
+                owedPages = Math.max(owedPages, owed);
             }
         } catch (IOException e) {
             fail("spilling to " + files.spillFile() + " failed: " + e, e);

@@ -2,6 +2,7 @@ package io.railyard.shuffle.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.railyard.shuffle.ShuffleOptions;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -9,13 +10,119 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.zip.CRC32C;
 
 /** Random record streams, writers and a draining reader shared by the shuffle tests. */
 final class ShuffleHarness {
-    /** Partition kinds under test. */
+    /** Blocking partition kinds under test (tests that take every kind as an enum source). */
     enum Kind {
         SORT,
         HASH
+    }
+
+    /**
+     * Every partition kind of the shuffle matrix (ARCHITECTURE.md, Reliability): the blocking
+     * kinds, readable once their producer finished, and the hybrid modes, readable while produced.
+     * Separate from {@link Kind}, whose users write blocking partitions only.
+     */
+    enum MatrixKind {
+        HASH,
+        SORT,
+        HYBRID_FULL,
+        HYBRID_SELECTIVE;
+
+        /** Whether consumers may attach before the producer finished. */
+        boolean isHybrid() {
+            return this == HYBRID_FULL || this == HYBRID_SELECTIVE;
+        }
+
+        /** The hybrid mode; only for hybrid kinds. */
+        HybridPartition.Mode mode() {
+            return switch (this) {
+                case HYBRID_FULL -> HybridPartition.Mode.FULL;
+                case HYBRID_SELECTIVE -> HybridPartition.Mode.SELECTIVE;
+                default -> throw new IllegalStateException(this + " is not hybrid");
+            };
+        }
+
+        /** Pages a writer of this kind is guaranteed, for {@code n} subpartitions. */
+        int writerPages(ShuffleOptions options, int n) {
+            return switch (this) {
+                case HASH -> HashPartitionWriter.pagesNeeded(options, n);
+                case SORT -> SortPartitionWriter.pagesNeeded(options);
+                case HYBRID_FULL, HYBRID_SELECTIVE -> HybridPartitionWriter.pagesNeeded(options);
+            };
+        }
+
+        /** A writer of this kind; hybrid partitions are readable at once. */
+        ResultPartitionWriter create(ShuffleWorker worker, String name, int n) throws IOException {
+            return switch (this) {
+                case HASH -> worker.createHashPartition(name, n);
+                case SORT -> worker.createSortPartition(name, n);
+                case HYBRID_FULL, HYBRID_SELECTIVE -> worker.createHybridPartition(name, n, mode());
+            };
+        }
+    }
+
+    /**
+     * Per subpartition: records, bytes and an order-independent checksum (the sum of a 64-bit hash
+     * of each record), as a producer wrote them or a consumer read them (ARCHITECTURE.md,
+     * Reliability: the end-to-end count/checksum check).
+     */
+    static final class Totals {
+        private final long[] records;
+        private final long[] bytes;
+        private final long[] checksum;
+
+        Totals(int numSubpartitions) {
+            records = new long[numSubpartitions];
+            bytes = new long[numSubpartitions];
+            checksum = new long[numSubpartitions];
+        }
+
+        /** The totals of what one consumer of subpartition {@code s} read. */
+        static Totals read(int numSubpartitions, int s, List<byte[]> records) {
+            Totals totals = new Totals(numSubpartitions);
+            for (byte[] record : records) {
+                totals.add(s, record);
+            }
+            return totals;
+        }
+
+        /** Counts {@code record} for subpartition {@code s}. */
+        void add(int s, byte[] record) {
+            records[s]++;
+            bytes[s] += record.length;
+            checksum[s] += hash(record);
+        }
+
+        /** Counts {@code record} for every subpartition (a broadcast). */
+        void addToAll(byte[] record) {
+            for (int s = 0; s < records.length; s++) {
+                add(s, record);
+            }
+        }
+
+        /** Asserts that subpartition {@code s} of this and of {@code read} are equal. */
+        void assertSameAs(Totals read, int s, String what) {
+            assertThat(read.records[s]).as("%s: records", what).isEqualTo(records[s]);
+            assertThat(read.bytes[s]).as("%s: bytes", what).isEqualTo(bytes[s]);
+            assertThat(read.checksum[s]).as("%s: checksum", what).isEqualTo(checksum[s]);
+        }
+
+        private static long hash(byte[] record) {
+            CRC32C crc = new CRC32C();
+            crc.update(record);
+            long h = (crc.getValue() << 32) ^ record.length;
+            h ^= h >>> 33; // a 64-bit finaliser (MurmurHash3's), so equal CRCs of other lengths
+            h *= 0xff51afd7ed558ccdL; // and nearby values spread over all bits of the sum
+            h ^= h >>> 33;
+            h *= 0xc4ceb9fe1a85ec53L;
+            return h ^ (h >>> 33);
+        }
     }
 
     private ShuffleHarness() {}
@@ -97,6 +204,37 @@ final class ShuffleHarness {
         }
     }
 
+    /**
+     * Writes {@code stream} through {@code writer} and finishes it, counting each record in {@code
+     * totals} as it is written; a hybrid writer flushes after every {@code flushEvery} records (0:
+     * never), so consumers attached meanwhile read while it produces.
+     */
+    static ResultPartition writeAll(
+            ResultPartitionWriter writer, Stream stream, int flushEvery, Totals totals)
+            throws IOException {
+        try (writer) {
+            for (int i = 0; i < stream.targets().length; i++) {
+                byte[] bytes = stream.records()[i];
+                ByteBuffer record = ByteBuffer.wrap(bytes);
+                int target = stream.targets()[i];
+                if (target < 0) {
+                    writer.broadcast(record);
+                    totals.addToAll(bytes);
+                } else {
+                    writer.emit(record, target);
+                    totals.add(target, bytes);
+                }
+                assertThat(record.hasRemaining()).isFalse();
+                if (flushEvery > 0
+                        && i % flushEvery == flushEvery - 1
+                        && writer instanceof HybridPartitionWriter hybrid) {
+                    hybrid.flush();
+                }
+            }
+            return writer.finish();
+        }
+    }
+
     /** Reads a whole gate, recycling each buffer at once; records per channel. */
     static List<List<byte[]>> drain(InputGate gate) throws Exception {
         List<List<byte[]>> out = new ArrayList<>();
@@ -107,7 +245,18 @@ final class ShuffleHarness {
         while (!gate.isFinished()) {
             InputGate.Buffer buffer = gate.poll();
             if (buffer == null) {
-                gate.availability().get(10, TimeUnit.SECONDS);
+                try {
+                    gate.availability().get(10, TimeUnit.SECONDS);
+                } catch (TimeoutException e) {
+                    throw new AssertionError(
+                            "gate '"
+                                    + gate.name()
+                                    + "': neither a buffer nor the end for 10 s (a hang?); it"
+                                    + " holds "
+                                    + gate.pagesInUse()
+                                    + " pages",
+                            e);
+                }
                 continue;
             }
             try {
@@ -127,6 +276,20 @@ final class ShuffleHarness {
             assertThat(decoder.atRecordBoundary(c)).as("channel %s ends on a record", c).isTrue();
         }
         return out;
+    }
+
+    /**
+     * Waits until {@code condition} holds; a watchdog, not a timer: fails only when it has not come
+     * true for 5 s (a hang), whatever the machine's speed otherwise.
+     */
+    static void awaitUntil(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("gave up after 5 s waiting for " + what);
+            }
+            LockSupport.parkNanos(100_000);
+        }
     }
 
     static void assertRecords(List<byte[]> actual, List<byte[]> expected, String what) {
