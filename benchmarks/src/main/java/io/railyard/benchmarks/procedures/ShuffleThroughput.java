@@ -13,11 +13,9 @@ import io.railyard.shuffle.partition.ShuffleMemory;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -182,8 +180,6 @@ public final class ShuffleThroughput {
     /** Prefix of the run directories under the settings' directory (see {@link #measure}). */
     public static final String RUN_DIRECTORY_PREFIX = "railyard-shuffle-";
 
-    private static final int LIMIT_ROUNDS = 3;
-
     private ShuffleThroughput() {}
 
     /**
@@ -203,11 +199,11 @@ public final class ShuffleThroughput {
             Settings inRun = settings.in(run.path());
             Throughput limit;
             try {
-                limit = limit(inRun);
+                limit = SequentialLimit.limit(inRun);
             } catch (IOException e) {
                 limit = Throughput.failed(1, Reason.IO_ERROR, "sequential limit: " + describe(e));
             }
-            Throughput device = deviceLimit(inRun);
+            Throughput device = SequentialLimit.deviceLimit(inRun);
             progress.accept("shuffle: sequential limits");
             progress.accept("shuffle: sort-based");
             Throughput sort = run(inRun, Kind.SORT);
@@ -241,101 +237,6 @@ public final class ShuffleThroughput {
         long tasks = Math.min(settings.slots(), settings.parallelism());
         return (ShuffleMemory.ioSchedulerPages(options) + tasks * perTask)
                 * options.pageSizeBytes();
-    }
-
-    /**
-     * The machine's sequential limit: the best of three rounds of one large file written then read
-     * sequentially, a page per call, through the page cache.
-     */
-    static Throughput limit(Settings settings) throws IOException {
-        return bestOf(LIMIT_ROUNDS, settings, false, settings.bytes());
-    }
-
-    /**
-     * The device's sequential limit: the same with {@code O_DIRECT} (no page cache), best of two
-     * rounds over at most 512 MiB; {@link Reason#UNSUPPORTED} if the file system refuses direct IO.
-     */
-    static Throughput deviceLimit(Settings settings) {
-        long bytes = Math.min(settings.bytes(), 512L << 20);
-        try {
-            return bestOf(2, settings, true, bytes);
-        } catch (IOException | UnsupportedOperationException e) {
-            return Throughput.failed(1, Reason.UNSUPPORTED, "direct IO unavailable here: " + e);
-        }
-    }
-
-    private static Throughput bestOf(int rounds, Settings settings, boolean direct, long bytes)
-            throws IOException {
-        double write = 0;
-        double read = 0;
-        for (int round = 0; round < rounds; round++) {
-            Throughput one = limitOnce(settings, direct, bytes);
-            write = Math.max(write, one.writeMbPerSecond());
-            read = Math.max(read, one.readMbPerSecond());
-        }
-        return new Throughput(write, read, 1, null);
-    }
-
-    private static Throughput limitOnce(Settings settings, boolean direct, long bytes)
-            throws IOException {
-        int pageSize = settings.options().pageSizeBytes();
-        Path file = Files.createTempFile(settings.directory(), "limit", ".data");
-        try {
-            int block = direct ? (int) Files.getFileStore(file).getBlockSize() : 1;
-            ByteBuffer page = ByteBuffer.allocateDirect(pageSize + block).alignedSlice(block);
-            page.limit(pageSize);
-            byte[] random = new byte[pageSize];
-            new SplittableRandom(1).nextBytes(random);
-            page.put(random).flip();
-            long start = System.nanoTime();
-            long written = writePages(file, direct, page, bytes / pageSize);
-            double write = mbPerSecond(written, System.nanoTime() - start);
-            start = System.nanoTime();
-            long read = 0;
-            try (FileChannel channel = FileChannel.open(file, openOptions(direct, false))) {
-                for (int n = 0; n >= 0; n = channel.read(page.clear())) {
-                    read += n;
-                }
-            }
-            return new Throughput(write, mbPerSecond(read, System.nanoTime() - start), 1, null);
-        } finally {
-            Files.deleteIfExists(file);
-        }
-    }
-
-    /** Writes {@code page} {@code pages} times; a failure names the file and the bytes written. */
-    private static long writePages(Path file, boolean direct, ByteBuffer page, long pages)
-            throws IOException {
-        long written = 0;
-        try (FileChannel channel = FileChannel.open(file, openOptions(direct, true))) {
-            for (long p = 0; p < pages; p++) {
-                page.rewind();
-                while (page.hasRemaining()) {
-                    written += channel.write(page);
-                }
-            }
-        } catch (FileSystemException e) {
-            throw e;
-        } catch (IOException e) {
-            FileSystemException located =
-                    new FileSystemException(
-                            file.toString(),
-                            null,
-                            e.getMessage() + " after " + written + " bytes written");
-            located.initCause(e);
-            throw located;
-        }
-        return written;
-    }
-
-    private static java.util.Set<java.nio.file.OpenOption> openOptions(
-            boolean direct, boolean write) {
-        java.util.Set<java.nio.file.OpenOption> options = new java.util.HashSet<>();
-        options.add(write ? StandardOpenOption.WRITE : StandardOpenOption.READ);
-        if (direct) {
-            options.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
-        }
-        return options;
     }
 
     /**
@@ -580,7 +481,8 @@ public final class ShuffleThroughput {
         }
     }
 
-    private static double mbPerSecond(long bytes, long nanos) {
+    /** Megabytes (10^6 bytes) per second. */
+    static double mbPerSecond(long bytes, long nanos) {
         return bytes / 1e6 / (Math.max(1, nanos) / 1e9);
     }
 
