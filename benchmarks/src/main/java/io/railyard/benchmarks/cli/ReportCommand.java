@@ -148,7 +148,7 @@ final class ReportCommand implements Callable<Integer> {
         int steps =
                 ScaleReport.STEPS
                         + (withFlink ? FlinkColumnMeasurer.STEPS : 0)
-                        + (shuffle != null ? ShuffleThroughput.STEPS : 0);
+                        + (shuffle != null ? ShuffleThroughput.steps(shuffle) : 0);
         try (ProgressBar bar =
                 new ProgressBarBuilder()
                         .setTaskName("P = " + parallelism)

@@ -2,11 +2,13 @@ package io.railyard.benchmarks.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Result;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A shuffle throughput result as text rows and as JSON. A failure is written in the words of the
@@ -35,8 +37,9 @@ final class ShuffleTable {
         StringBuilder out = new StringBuilder();
         row(out, "limit", result.limit(), result, names);
         row(out, "device", result.deviceLimit(), result, names);
-        row(out, "sort", result.sort(), result, names);
-        row(out, "hash", result.hash(), result, names);
+        for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
+            row(out, system.getKey().key(), system.getValue(), result, names);
+        }
         return out.toString();
     }
 
@@ -51,8 +54,9 @@ final class ShuffleTable {
         node.put("network_memory_bytes", result.networkMemoryBytes());
         system(node.putObject("limit"), result.limit(), names);
         system(node.putObject("device_limit"), result.deviceLimit(), names);
-        system(node.putObject("sort"), result.sort(), names);
-        system(node.putObject("hash"), result.hash(), names);
+        for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
+            system(node.putObject(system.getKey().key()), system.getValue(), names);
+        }
     }
 
     /** The text section of the scale report. */

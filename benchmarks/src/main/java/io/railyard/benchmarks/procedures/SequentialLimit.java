@@ -55,7 +55,7 @@ final class SequentialLimit {
             write = Math.max(write, one.writeMbPerSecond());
             read = Math.max(read, one.readMbPerSecond());
         }
-        return new Throughput(write, read, 1, null);
+        return Throughput.measured(write, read, 1);
     }
 
     private static Throughput limitOnce(Settings settings, boolean direct, long bytes)
@@ -79,8 +79,8 @@ final class SequentialLimit {
                     read += n;
                 }
             }
-            return new Throughput(
-                    write, ShuffleThroughput.mbPerSecond(read, System.nanoTime() - start), 1, null);
+            return Throughput.measured(
+                    write, ShuffleThroughput.mbPerSecond(read, System.nanoTime() - start), 1);
         } finally {
             Files.deleteIfExists(file);
         }
