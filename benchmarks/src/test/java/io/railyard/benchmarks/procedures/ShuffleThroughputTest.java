@@ -255,6 +255,39 @@ class ShuffleThroughputTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Consumers.class)
+    void run_hybridFullOnAFullDisk_recordsTheIoFailure_returnsEveryPage_leavesNothing(
+            Consumers consumers) throws Exception {
+        try (FileSystem small =
+                Jimfs.newFileSystem(
+                        Configuration.unix().toBuilder().setMaxSize(512 << 10).build())) {
+            Path parent = Files.createDirectories(small.getPath("/shuffle"));
+            ShuffleThroughput.Settings settings =
+                    new ShuffleThroughput.Settings(
+                            4,
+                            2_000_000,
+                            100,
+                            2,
+                            hybrid(consumers).options(),
+                            parent,
+                            EnumSet.of(Kind.HYBRID_FULL),
+                            consumers);
+
+            // Full mode writes every byte: 2 MB cannot fit in 512 KiB. The worker closes only
+            // with every page back, so a leak would fail the run with an IllegalStateException.
+            Throughput t = ShuffleThroughput.run(settings, Kind.HYBRID_FULL);
+
+            assertThat(t.failure()).isNotNull();
+            assertThat(t.failure().reason()).isEqualTo(Reason.IO_ERROR);
+            assertThat(t.failure().message()).startsWith("hybrid-full: ");
+            assertThat(t.hybrid()).isNull();
+            try (var files = Files.list(parent)) {
+                assertThat(files).isEmpty();
+            }
+        }
+    }
+
     @Test
     void measure_diskFull_recordsTheIoFailureAndLeavesNothing() throws Exception {
         try (FileSystem small =
