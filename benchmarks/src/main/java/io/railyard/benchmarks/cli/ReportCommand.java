@@ -3,9 +3,12 @@ package io.railyard.benchmarks.cli;
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -67,8 +70,9 @@ final class ReportCommand implements Callable<Integer> {
             paramLabel = "P",
             defaultValue = "1000",
             description =
-                    "producers = consumers of the shuffle section, 1..16777216; 0 skips it"
-                            + " (default ${DEFAULT-VALUE})")
+                    "producers = consumers of the shuffle section (sort, hash, hybrid-full and"
+                            + " hybrid-selective; hybrid consumers attach early), 1..16777216; 0"
+                            + " skips it (default ${DEFAULT-VALUE})")
     private int shuffleParallelism;
 
     @Option(
@@ -136,7 +140,9 @@ final class ReportCommand implements Callable<Integer> {
                                 ShuffleChecks.DEFAULT_GATE_PAGES,
                                 shuffleMemoryMib,
                                 Compression.NONE,
-                                shuffleDirectory))
+                                shuffleDirectory,
+                                EnumSet.allOf(Kind.class),
+                                Consumers.EARLY))
                 .get(0);
     }
 
@@ -148,7 +154,7 @@ final class ReportCommand implements Callable<Integer> {
         int steps =
                 ScaleReport.STEPS
                         + (withFlink ? FlinkColumnMeasurer.STEPS : 0)
-                        + (shuffle != null ? ShuffleThroughput.STEPS : 0);
+                        + (shuffle != null ? ShuffleThroughput.steps(shuffle) : 0);
         try (ProgressBar bar =
                 new ProgressBarBuilder()
                         .setTaskName("P = " + parallelism)

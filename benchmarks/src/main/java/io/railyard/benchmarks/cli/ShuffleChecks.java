@@ -2,6 +2,7 @@ package io.railyard.benchmarks.cli;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.shuffle.ShuffleOptions;
@@ -11,15 +12,21 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 
 /**
  * The options of a shuffle measurement, checked together before anything runs and named as the
  * command that took them names them ({@code shuffle --memory-mib}, {@code report
  * --shuffle-memory-mib}): ranges, the network memory against the JVM's direct-memory limit and
- * against what the sort-based partition needs with that many tasks at once, and the directory.
+ * against what the sort-based partition needs with that many tasks at once (when it is measured),
+ * the modes and the consumers, and the directory.
  */
 final class ShuffleChecks {
     /** Most MiB of records per run: 1 TiB. */
@@ -43,6 +50,7 @@ final class ShuffleChecks {
      * @param directory where files go
      * @param slots tasks at once, or a description of the fixed value
      * @param gatePages pages per gate, or a description of the fixed value
+     * @param waves how to attach hybrid consumers in waves, or empty where they are fixed
      */
     record Names(
             String parallelism,
@@ -50,7 +58,8 @@ final class ShuffleChecks {
             String memory,
             String directory,
             String slots,
-            String gatePages) {}
+            String gatePages,
+            String waves) {}
 
     /** The names of the {@code shuffle} command. */
     static final Names SHUFFLE =
@@ -60,7 +69,8 @@ final class ShuffleChecks {
                     "--memory-mib",
                     "--dir",
                     "--slots",
-                    "--gate-pages");
+                    "--gate-pages",
+                    "--consumers waves");
 
     /** The names of the shuffle section of {@code report}. */
     static final Names REPORT =
@@ -70,7 +80,8 @@ final class ShuffleChecks {
                     "--shuffle-memory-mib",
                     "--shuffle-dir",
                     "the slots (fixed at 8 here; the shuffle command takes --slots)",
-                    "the gate pages (fixed at 64 here; the shuffle command takes --gate-pages)");
+                    "the gate pages (fixed at 64 here; the shuffle command takes --gate-pages)",
+                    "");
 
     /**
      * What one command asked for.
@@ -83,6 +94,8 @@ final class ShuffleChecks {
      * @param memoryMib network memory in MiB
      * @param compression the frame codec
      * @param directory where the run directories go
+     * @param kinds the partition kinds to measure
+     * @param consumers when hybrid consumers attach
      */
     record Request(
             List<Integer> parallelisms,
@@ -92,7 +105,9 @@ final class ShuffleChecks {
             int gatePages,
             long memoryMib,
             Compression compression,
-            Path directory) {}
+            Path directory,
+            Set<Kind> kinds,
+            Consumers consumers) {}
 
     private ShuffleChecks() {}
 
@@ -123,12 +138,62 @@ final class ShuffleChecks {
                             request.recordBytes(),
                             request.slots(),
                             options,
-                            request.directory());
-            checkSortFits(spec, names, settings);
+                            request.directory(),
+                            request.kinds(),
+                            request.consumers());
+            if (request.kinds().contains(Kind.SORT)) {
+                checkSortFits(spec, names, settings);
+            }
             runs.add(settings);
         }
         checkDirectory(spec, names.directory(), request.directory());
         return runs;
+    }
+
+    /**
+     * The kinds {@code option} names (comma-separated keys, e.g. {@code sort,hybrid-full}), in
+     * {@link Kind} order, or a usage error naming the option, the value and the allowed values.
+     */
+    static Set<Kind> modes(CommandSpec spec, String option, List<String> values) {
+        if (values.isEmpty()) {
+            throw OptionChecks.usage(spec, option + " needs at least one value");
+        }
+        Set<Kind> kinds = EnumSet.noneOf(Kind.class);
+        for (String value : values) {
+            kinds.add(
+                    Kind.ofKey(value)
+                            .orElseThrow(() -> oneOf(spec, option, value, keys(Kind.values()))));
+        }
+        return kinds;
+    }
+
+    /**
+     * The consumers {@code option} names ({@code early}, {@code late}, {@code waves}), or a usage
+     * error naming the option, the value and the allowed values.
+     */
+    static Consumers consumers(CommandSpec spec, String option, String value) {
+        return Consumers.ofKey(value)
+                .orElseThrow(() -> oneOf(spec, option, value, keys(Consumers.values())));
+    }
+
+    private static String keys(Kind[] kinds) {
+        return Arrays.stream(kinds).map(Kind::key).collect(Collectors.joining(", "));
+    }
+
+    private static String keys(Consumers[] values) {
+        return Arrays.stream(values).map(Consumers::key).collect(Collectors.joining(", "));
+    }
+
+    private static ParameterException oneOf(
+            CommandSpec spec, String option, String value, String allowed) {
+        return OptionChecks.usage(
+                spec,
+                String.format(
+                        Locale.ROOT,
+                        "%s must be one of %s, was '%s'",
+                        option,
+                        allowed,
+                        OneLine.of(value)));
     }
 
     /**

@@ -4,13 +4,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -20,21 +23,26 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code shuffle}: the throughput of sort-based and hash-based partitions against the machine's
- * sequential limits. Every option is checked before the first run; each parallelism's rows are
- * printed as soon as they are measured; a failed run (a full disk) stops the command with exit code
- * 1 after what was measured is printed and written.
+ * {@code shuffle}: the throughput of sort-based, hash-based and hybrid partitions against the
+ * machine's sequential limits. Every option is checked before the first run; each parallelism's
+ * rows are printed as soon as they are measured; a failed run (a full disk) stops the command with
+ * exit code 1 after what was measured is printed and written.
  */
 @Command(
         name = "shuffle",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description =
-                "Writes and reads N bytes through sort-based and hash-based partitions at each"
-                        + " parallelism (producers x consumers in one process, --slots at a time),"
+                "Writes and reads N bytes through each --mode of partition at each parallelism"
+                        + " (producers x consumers in one process, producers --slots at a time),"
                         + " beside one file written and read sequentially with the same page size."
-                        + " Files go to a marked directory under --dir that is deleted at the end"
-                        + " and on Ctrl-C; directories left by killed runs are swept at start.")
+                        + " Sort and hash: consumers after producers, --slots at a time. Hybrid:"
+                        + " consumers read while producers write, attached as --consumers says, on"
+                        + " threads of their own; the table adds the share of bytes written to"
+                        + " disk, read from disk and read from memory, and the most pages borrowed"
+                        + " at once. Files go to a marked directory under --dir that is deleted at"
+                        + " the end and on Ctrl-C; directories left by killed runs are swept at"
+                        + " start.")
 final class ShuffleCommand implements Callable<Integer> {
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
@@ -71,7 +79,8 @@ final class ShuffleCommand implements Callable<Integer> {
             defaultValue = "64",
             description =
                     "network memory of the worker in MiB; at least what --slots sort writers or"
-                            + " gates need, at most the JVM's direct memory (default ${DEFAULT-VALUE})")
+                            + " gates need (when sort is measured), at most the JVM's direct memory"
+                            + " (default ${DEFAULT-VALUE})")
     private long memoryMib;
 
     @Option(
@@ -97,6 +106,28 @@ final class ShuffleCommand implements Callable<Integer> {
     private Compression compression = Compression.NONE;
 
     @Option(
+            names = "--mode",
+            split = ",",
+            paramLabel = "MODE",
+            defaultValue = "sort,hash,hybrid-full,hybrid-selective",
+            description =
+                    "partition kinds, comma-separated: sort, hash, hybrid-full, hybrid-selective"
+                            + " (default all four)")
+    private List<String> modes = List.of();
+
+    @Option(
+            names = "--consumers",
+            paramLabel = "WHEN",
+            defaultValue = "early",
+            description =
+                    "when hybrid consumers attach: early (every gate before the first record, so"
+                            + " every writer and every gate at once: memory grows with P), late"
+                            + " (half of them at 50%% of the bytes produced), waves (--slots gates"
+                            + " at a time once every partition exists; fits where early does not)"
+                            + " (default ${DEFAULT-VALUE})")
+    private String consumers = "early";
+
+    @Option(
             names = "--dir",
             paramLabel = "DIR",
             description = "an existing directory for the files (default: java.io.tmpdir)")
@@ -104,6 +135,8 @@ final class ShuffleCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Set<Kind> kinds = ShuffleChecks.modes(spec, "--mode", modes);
+        Consumers when = ShuffleChecks.consumers(spec, "--consumers", consumers);
         List<ShuffleThroughput.Settings> runs =
                 ShuffleChecks.settings(
                         spec,
@@ -116,7 +149,9 @@ final class ShuffleCommand implements Callable<Integer> {
                                 gatePages,
                                 memoryMib,
                                 compression,
-                                directory));
+                                directory,
+                                kinds,
+                                when));
         OutputFile json = output.check(spec);
         PrintWriter out = spec.commandLine().getOut();
         out.println(ShuffleTable.HEADER);
@@ -136,12 +171,15 @@ final class ShuffleCommand implements Callable<Integer> {
         out.println(
                 String.format(
                         Locale.ROOT,
-                        "%d MiB of %d-byte records, %d MiB network memory, %s, %d slots",
+                        "%d MiB of %d-byte records, %d MiB network memory, %d gate pages, %s,"
+                                + " %d slots, %s hybrid consumers",
                         mebibytes,
                         recordBytes,
                         memoryMib,
+                        gatePages,
                         compression,
-                        slots));
+                        slots,
+                        when.key()));
         if (json != null) {
             json.writeJson(document(results), out);
         }

@@ -1,23 +1,31 @@
 package io.railyard.benchmarks.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Result;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
 import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A shuffle throughput result as text rows and as JSON. A failure is written in the words of the
  * command that ran it: a memory shortfall names that command's memory option and the value that
- * would fit.
+ * would fit. Hybrid rows add where the bytes went: the share written to disk (of bytes produced),
+ * read from disk and from memory (of bytes read), and the most pages borrowed at once.
  */
 final class ShuffleTable {
+    private static final String ROW = "%-11s %-16s %10s %10s %8s %8s %9s %9s %9s %7s %7s %7s %10s";
+
     static final String HEADER =
             String.format(
                     Locale.ROOT,
-                    "%-11s %-6s %10s %10s %8s %8s %9s %9s %9s",
+                    ROW,
                     "parallelism",
                     "system",
                     "write MB/s",
@@ -26,22 +34,28 @@ final class ShuffleTable {
                     "read %",
                     "w % dev",
                     "r % dev",
-                    "files");
+                    "files",
+                    "disk w",
+                    "disk r",
+                    "mem r",
+                    "peak pages");
 
     private ShuffleTable() {}
 
-    /** Four rows: the page-cache limit, the device limit, sort and hash, with percentages. */
+    /** The page-cache limit, the device limit and each kind run, with percentages. */
     static String rows(Result result, ShuffleChecks.Names names) {
         StringBuilder out = new StringBuilder();
-        row(out, "limit", result.limit(), result, names);
-        row(out, "device", result.deviceLimit(), result, names);
-        row(out, "sort", result.sort(), result, names);
-        row(out, "hash", result.hash(), result, names);
+        row(out, "limit", null, result.limit(), result, names);
+        row(out, "device", null, result.deviceLimit(), result, names);
+        for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
+            row(out, system.getKey().key(), system.getKey(), system.getValue(), result, names);
+        }
         return out.toString();
     }
 
     /**
-     * One run as JSON (the report's {@code "shuffle"} section, an element of {@code shuffle}'s).
+     * One run as JSON (the report's {@code "shuffle"} section, an element of {@code shuffle}'s):
+     * each kind run is an object named by its key ({@code "sort"}, {@code "hybrid-full"}, …).
      */
     static void putJson(ObjectNode node, Result result, ShuffleChecks.Names names) {
         node.put("parallelism", result.parallelism());
@@ -49,10 +63,14 @@ final class ShuffleTable {
         node.put("record_bytes", result.recordBytes());
         node.put("slots", result.slots());
         node.put("network_memory_bytes", result.networkMemoryBytes());
-        system(node.putObject("limit"), result.limit(), names);
-        system(node.putObject("device_limit"), result.deviceLimit(), names);
-        system(node.putObject("sort"), result.sort(), names);
-        system(node.putObject("hash"), result.hash(), names);
+        node.put("gate_pages", result.gatePages());
+        node.put("consumers", result.consumers().key());
+        system(node.putObject("limit"), null, result.limit(), result, names);
+        system(node.putObject("device_limit"), null, result.deviceLimit(), result, names);
+        for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
+            Kind kind = system.getKey();
+            system(node.putObject(kind.key()), kind, system.getValue(), result, names);
+        }
     }
 
     /** The text section of the scale report. */
@@ -60,32 +78,51 @@ final class ShuffleTable {
         return String.format(
                         Locale.ROOT,
                         "%nshuffle: P = %,d producers x %,d consumers, %,d MiB of %d-byte records,"
-                                + " %s network memory, %d tasks at a time%n",
+                                + " %s network memory, %d gate pages, %d tasks at a time, %s"
+                                + " hybrid consumers%n",
                         result.parallelism(),
                         result.parallelism(),
                         result.bytes() >> 20,
                         result.recordBytes(),
                         ShuffleOptions.bytesText(result.networkMemoryBytes()),
-                        result.slots())
+                        result.gatePages(),
+                        result.slots(),
+                        result.consumers().key())
                 + HEADER
                 + System.lineSeparator()
                 + rows(result, names);
     }
 
-    /** The failure of {@code t} in the words of the command, or null if it has numbers. */
-    static String failureText(Failure failure, ShuffleChecks.Names names) {
+    /**
+     * The failure of {@code kind} (null for a limit) in the words of the command: a memory
+     * shortfall says what to raise and, for hybrid consumers not in waves where the command can
+     * change that, what else to do.
+     */
+    static String failureText(
+            Failure failure, @Nullable Kind kind, Result result, ShuffleChecks.Names names) {
         if (failure.reason() != Reason.INSUFFICIENT_MEMORY) {
             return failure.message();
         }
+        boolean waves =
+                kind != null
+                        && kind.isHybrid()
+                        && !names.waves().isEmpty()
+                        && result.consumers() != Consumers.WAVES;
         return String.format(
                 Locale.ROOT,
-                "%s; raise %s to at least %d to measure it",
+                "%s; raise %s to at least %d to measure it%s",
                 failure.message(),
                 names.memory(),
-                ShuffleChecks.mebibytesCeil(failure.requiredMemoryBytes()));
+                ShuffleChecks.mebibytesCeil(failure.requiredMemoryBytes()),
+                waves ? ", or attach consumers in waves (" + names.waves() + ")" : "");
     }
 
-    private static void system(ObjectNode node, Throughput t, ShuffleChecks.Names names) {
+    private static void system(
+            ObjectNode node,
+            @Nullable Kind kind,
+            Throughput t,
+            Result result,
+            ShuffleChecks.Names names) {
         Failure failure = t.failure();
         if (failure == null) {
             node.put("write_mb_s", t.writeMbPerSecond());
@@ -93,18 +130,26 @@ final class ShuffleTable {
         } else {
             node.putNull("write_mb_s");
             node.putNull("read_mb_s");
-            node.put("error", failureText(failure, names));
+            node.put("error", failureText(failure, kind, result, names));
             node.put("reason", failure.reason().name().toLowerCase(Locale.ROOT));
             if (failure.requiredMemoryBytes() > 0) {
                 node.put("required_memory_bytes", failure.requiredMemoryBytes());
             }
         }
         node.put("files", t.files());
+        HybridCounts hybrid = t.hybrid();
+        if (hybrid != null) {
+            node.put("disk_write_fraction", hybrid.diskWriteFraction());
+            node.put("disk_read_fraction", hybrid.diskReadFraction());
+            node.put("memory_read_fraction", hybrid.memoryReadFraction());
+            node.put("peak_borrowed_pages", hybrid.peakBorrowedPages());
+        }
     }
 
     private static void row(
             StringBuilder out,
             String system,
+            @Nullable Kind kind,
             Throughput t,
             Result result,
             ShuffleChecks.Names names) {
@@ -113,26 +158,33 @@ final class ShuffleTable {
             out.append(
                     String.format(
                             Locale.ROOT,
-                            "%-11d %-6s %s: %s%n",
+                            "%-11d %-16s %s: %s%n",
                             result.parallelism(),
                             system,
                             failure.reason() == Reason.IO_ERROR ? "failed" : "not measured",
-                            OneLine.of(failureText(failure, names))));
+                            OneLine.of(failureText(failure, kind, result, names))));
             return;
         }
+        HybridCounts hybrid = t.hybrid();
         out.append(
                 String.format(
                         Locale.ROOT,
-                        "%-11d %-6s %10.0f %10.0f %8s %8s %9s %9s %9d%n",
+                        ROW + "%n",
                         result.parallelism(),
                         system,
-                        t.writeMbPerSecond(),
-                        t.readMbPerSecond(),
+                        String.format(Locale.ROOT, "%.0f", t.writeMbPerSecond()),
+                        String.format(Locale.ROOT, "%.0f", t.readMbPerSecond()),
                         percent(t.writeMbPerSecond(), result.limit().writeMbPerSecond()),
                         percent(t.readMbPerSecond(), result.limit().readMbPerSecond()),
                         percent(t.writeMbPerSecond(), result.deviceLimit().writeMbPerSecond()),
                         percent(t.readMbPerSecond(), result.deviceLimit().readMbPerSecond()),
-                        t.files()));
+                        t.files(),
+                        hybrid == null ? "-" : share(hybrid.diskWriteFraction()),
+                        hybrid == null ? "-" : share(hybrid.diskReadFraction()),
+                        hybrid == null ? "-" : share(hybrid.memoryReadFraction()),
+                        hybrid == null
+                                ? "-"
+                                : String.format(Locale.ROOT, "%,d", hybrid.peakBorrowedPages())));
     }
 
     /** {@code value} as a percentage of {@code limit}, or "-" when the limit was not measured. */
@@ -140,5 +192,10 @@ final class ShuffleTable {
         return Double.isNaN(limit) || limit <= 0
                 ? "-"
                 : String.format(Locale.ROOT, "%.0f%%", 100 * value / limit);
+    }
+
+    /** A fraction as a percentage with one decimal. */
+    private static String share(double fraction) {
+        return String.format(Locale.ROOT, "%.1f%%", 100 * fraction);
     }
 }

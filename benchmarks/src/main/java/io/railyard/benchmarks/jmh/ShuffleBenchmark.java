@@ -5,6 +5,7 @@ import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,11 +22,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One whole shuffle, single shot: P producers write {@code mebibytes} of 256-byte records through
- * sort-based or hash-based partitions, then P consumers read them, 8 tasks at a time, in one worker
- * with {@code memoryMib} of network memory (files in a marked directory under java.io.tmpdir,
- * deleted at the end and on Ctrl-C). Hash-based partitions at P = 1,000 do not fit in 64 MiB: that
- * run fails at once, naming the memory it would need, which is the point. MB/s against the disk are
- * the {@code shuffle} command's business.
+ * sort-based, hash-based or hybrid partitions and P consumers read them (after the producers for
+ * sort and hash; while they write for hybrid, attached as {@code consumers} says), producers 8 at a
+ * time, in one worker with {@code memoryMib} of network memory (files in a marked directory under
+ * java.io.tmpdir, deleted at the end and on Ctrl-C). What does not fit fails at once, naming the
+ * memory it would need, which is the point: hash-based partitions at P = 1,000, and hybrid ones
+ * with early consumers from P = 100 on in 64 MiB (every writer and every gate at once); hybrid with
+ * {@code -p consumers=WAVES} fits at P = 1,000. MB/s against the disk, and where hybrid bytes went,
+ * are the {@code shuffle} command's business.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar ShuffleBenchmark}.
  */
@@ -41,8 +45,12 @@ public class ShuffleBenchmark {
     public int parallelism;
 
     /** Partition kind. */
-    @Param({"SORT", "HASH"})
+    @Param({"SORT", "HASH", "HYBRID_FULL", "HYBRID_SELECTIVE"})
     public ShuffleThroughput.Kind kind = ShuffleThroughput.Kind.SORT;
+
+    /** When the consumers of a hybrid kind attach (ignored by sort and hash). */
+    @Param({"EARLY"})
+    public ShuffleThroughput.Consumers consumers = ShuffleThroughput.Consumers.EARLY;
 
     /** MiB of records per shuffle. */
     @Param({"256"})
@@ -74,7 +82,9 @@ public class ShuffleBenchmark {
                                 .totalMemoryBytes((long) memoryMib << 20)
                                 .compression(ShuffleOptions.Compression.NONE)
                                 .build(),
-                        directory.path());
+                        directory.path(),
+                        EnumSet.of(kind),
+                        consumers);
     }
 
     /** Removes the directory (each shuffle deleted its files already) and its exit hook. */

@@ -5,38 +5,40 @@ import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.partition.BlockingPartition;
-import io.railyard.shuffle.partition.InputGate;
-import io.railyard.shuffle.partition.PartitionWriter;
-import io.railyard.shuffle.partition.RecordDecoder;
+import io.railyard.shuffle.partition.HybridPartition;
+import io.railyard.shuffle.partition.HybridStats;
 import io.railyard.shuffle.partition.ShuffleMemory;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The shuffle throughput measurement: P producers write {@code bytes} of records through sort-based
- * or hash-based partitions (P subpartitions each), then P consumers read them, {@code slots} tasks
- * at a time in waves, all in one process with one {@link ShuffleWorker}; beside it, the machine's
- * sequential limit: one file of the same size written and read with the same page size, in the same
- * run. Reports MB/s (10^6 bytes of records per second) and files created.
+ * The shuffle throughput measurement: P producers write {@code bytes} of records through P
+ * partitions of one kind (P subpartitions each) and P consumers read them, all in one process with
+ * one {@link ShuffleWorker}; beside it, the machine's sequential limit: one file of the same size
+ * written and read with the same page size, in the same run. Reports MB/s (10^6 bytes of records
+ * per second), files created and, for hybrid partitions, where the bytes went (memory or disk).
+ *
+ * <ul>
+ *   <li>Blocking kinds ({@link Kind#SORT}, {@link Kind#HASH}): P producers, then P consumers,
+ *       {@code slots} tasks at a time in waves ({@code BlockingShuffle}).
+ *   <li>Hybrid kinds: consumers read while producers write, attached as {@link Consumers} says;
+ *       producers still run {@code slots} at a time, consumers on threads of their own ({@code
+ *       HybridShuffle} says what runs where).
+ * </ul>
  *
  * <p>Consumers check what they read: the total record bytes must equal what was written, else the
  * run fails. Plain class: {@code ShuffleThroughputTest} runs it at a tiny scale in CI.
@@ -45,9 +47,92 @@ public final class ShuffleThroughput {
     /** Partition kinds. */
     public enum Kind {
         /** Sort-based: one data file and one index per producer. */
-        SORT,
+        SORT("sort", null),
         /** Hash-based: one file per subpartition. */
-        HASH
+        HASH("hash", null),
+        /**
+         * Hybrid, full spilling: every byte goes to one data file per producer, and consumers read
+         * from memory while it is resident.
+         */
+        HYBRID_FULL("hybrid-full", HybridPartition.Mode.FULL),
+        /**
+         * Hybrid, selective spilling: only what memory cannot hold goes to disk, never what was
+         * consumed; one data file per producer, and a spill file if it spilled.
+         */
+        HYBRID_SELECTIVE("hybrid-selective", HybridPartition.Mode.SELECTIVE);
+
+        private final String key;
+        private final HybridPartition.@Nullable Mode mode;
+
+        Kind(String key, HybridPartition.@Nullable Mode mode) {
+            this.key = key;
+            this.mode = mode;
+        }
+
+        /** The name in tables, JSON and on the command line, e.g. {@code hybrid-full}. */
+        public String key() {
+            return key;
+        }
+
+        /** Whether consumers read while producers write (a hybrid partition). */
+        public boolean isHybrid() {
+            return mode != null;
+        }
+
+        /** The kind whose {@link #key()} is {@code key}, if any. O(kinds). */
+        public static Optional<Kind> ofKey(String key) {
+            for (Kind kind : values()) {
+                if (kind.key.equals(key)) {
+                    return Optional.of(kind);
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** The hybrid partition's mode; only for hybrid kinds. */
+        HybridPartition.Mode hybridMode() {
+            checkState(mode != null, "%s is not a hybrid kind", key);
+            return mode;
+        }
+    }
+
+    /**
+     * When the consumers of a hybrid kind attach (those of blocking kinds always start after every
+     * producer finished). Producers always run {@code slots} at a time.
+     */
+    public enum Consumers {
+        /**
+         * Every consumer's gate opens before the first record; as a gate reads a fixed list of
+         * partitions, every producer's writer is created before that.
+         */
+        EARLY,
+        /**
+         * As {@link #EARLY}, except that the upper half of the consumers (P / 2, rounded down)
+         * attach only once the partitions have produced half the bytes (the worker's hybrid {@code
+         * bytesProduced} reaches {@code bytes / 2}).
+         */
+        LATE,
+        /**
+         * As the slots allow: each producer creates its writer when it starts; consumers attach
+         * once every partition exists (when the last producer started), {@code min(slots, P)} at a
+         * time, the next as one ends. The setup that fits where P writers and P gates do not.
+         */
+        WAVES;
+
+        /** The name on the command line and in JSON, e.g. {@code early}. */
+        public String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The value whose {@link #key()} is {@code key}, if any. O(values). */
+        public static Optional<Consumers> ofKey(String key) {
+            for (Consumers consumers : values()) {
+                if (consumers.key().equals(key)) {
+                    return Optional.of(consumers);
+                }
+            }
+            return Optional.empty();
+        }
     }
 
     /**
@@ -60,6 +145,8 @@ public final class ShuffleThroughput {
      * @param options the shuffle settings (network memory per worker)
      * @param directory where files go ({@link #measure} makes a run directory under it; {@link
      *     #run} a sub-directory per kind, deleted after)
+     * @param kinds the kinds {@link #measure} runs, at least one (kept in {@link Kind} order)
+     * @param consumers when the consumers of hybrid kinds attach
      */
     public record Settings(
             int parallelism,
@@ -67,8 +154,10 @@ public final class ShuffleThroughput {
             int recordBytes,
             int slots,
             ShuffleOptions options,
-            Path directory) {
-        /** Checks the numbers. */
+            Path directory,
+            Set<Kind> kinds,
+            Consumers consumers) {
+        /** Checks the numbers; copies {@code kinds}. */
         public Settings {
             checkArgument(parallelism >= 1, "parallelism must be >= 1, was %s", parallelism);
             checkArgument(bytes >= 1, "bytes must be >= 1, was %s", bytes);
@@ -81,19 +170,55 @@ public final class ShuffleThroughput {
                     "slots must be in [1, %s], was %s",
                     MAX_SLOTS,
                     slots);
+            checkArgument(!kinds.isEmpty(), "kinds must not be empty");
+            kinds = Collections.unmodifiableSet(EnumSet.copyOf(kinds));
+        }
+
+        /** Every kind, hybrid consumers {@link Consumers#EARLY early}. */
+        public Settings(
+                int parallelism,
+                long bytes,
+                int recordBytes,
+                int slots,
+                ShuffleOptions options,
+                Path directory) {
+            this(
+                    parallelism,
+                    bytes,
+                    recordBytes,
+                    slots,
+                    options,
+                    directory,
+                    EnumSet.allOf(Kind.class),
+                    Consumers.EARLY);
         }
 
         /** The same settings with files under {@code runDirectory}. */
         public Settings in(Path runDirectory) {
-            return new Settings(parallelism, bytes, recordBytes, slots, options, runDirectory);
+            return new Settings(
+                    parallelism,
+                    bytes,
+                    recordBytes,
+                    slots,
+                    options,
+                    runDirectory,
+                    kinds,
+                    consumers);
+        }
+
+        /** The same settings with hybrid consumers attached as {@code value} says. */
+        public Settings withConsumers(Consumers value) {
+            return new Settings(
+                    parallelism, bytes, recordBytes, slots, options, directory, kinds, value);
         }
     }
 
     /** Why a measured system has no numbers. */
     public enum Reason {
         /**
-         * The network memory cannot hold the guarantees of the tasks that run at once (an expected
-         * outcome for hash-based partitions at high parallelism, not an error of the run).
+         * The network memory cannot hold the guarantees of what runs at once (an expected outcome
+         * for hash-based partitions, and for hybrid ones with early consumers, at high parallelism;
+         * not an error of the run).
          */
         INSUFFICIENT_MEMORY,
         /** The file system refused something this system needs (direct IO): not measurable here. */
@@ -113,20 +238,66 @@ public final class ShuffleThroughput {
     public record Failure(Reason reason, String message, long requiredMemoryBytes) {}
 
     /**
+     * Where a hybrid kind's bytes went: the worker's hybrid counters once every consumer ended
+     * (bytes of frames, headers included). Each fraction is 0 when its denominator is.
+     *
+     * @param stats the counters, summed over the run's partitions
+     */
+    public record HybridCounts(HybridStats stats) {
+        /** Bytes written to the data files plus bytes spilled, over bytes produced. O(1). */
+        public double diskWriteFraction() {
+            return fraction(
+                    stats.bytesWrittenToDisk() + stats.bytesSpilled(), stats.bytesProduced());
+        }
+
+        /** Bytes consumers read from disk, over bytes they read. O(1). */
+        public double diskReadFraction() {
+            return fraction(stats.bytesReadFromDisk(), bytesRead());
+        }
+
+        /** Bytes consumers read from resident (in-memory) regions, over bytes they read. O(1). */
+        public double memoryReadFraction() {
+            return fraction(stats.bytesReadFromMemory(), bytesRead());
+        }
+
+        /**
+         * The most pages the partitions held at once beyond their guarantees (resident regions).
+         */
+        public int peakBorrowedPages() {
+            return stats.peakResidentPages();
+        }
+
+        private long bytesRead() {
+            return stats.bytesReadFromMemory() + stats.bytesReadFromDisk();
+        }
+
+        private static double fraction(long part, long whole) {
+            return whole == 0 ? 0 : (double) part / whole;
+        }
+    }
+
+    /**
      * One measured system.
      *
-     * @param writeMbPerSecond records written per second (10^6 bytes), or NaN if it failed
-     * @param readMbPerSecond records read per second, or NaN if it failed
+     * @param writeMbPerSecond records written per second (10^6 bytes), or NaN if not measured
+     * @param readMbPerSecond records read per second, or NaN if not measured
      * @param files files created
+     * @param hybrid where the bytes went, for a measured hybrid kind; else null
      * @param failure why it has no numbers, or null
      */
     public record Throughput(
             double writeMbPerSecond,
             double readMbPerSecond,
             long files,
+            @Nullable HybridCounts hybrid,
             @Nullable Failure failure) {
+        static Throughput measured(double write, double read, long files) {
+            return new Throughput(write, read, files, null, null);
+        }
+
         static Throughput failed(long files, Reason reason, String message) {
-            return new Throughput(Double.NaN, Double.NaN, files, new Failure(reason, message, 0));
+            return new Throughput(
+                    Double.NaN, Double.NaN, files, null, new Failure(reason, message, 0));
         }
     }
 
@@ -138,10 +309,11 @@ public final class ShuffleThroughput {
      * @param recordBytes bytes per record
      * @param slots tasks running at once
      * @param networkMemoryBytes network memory of the worker
+     * @param gatePages pages guaranteed to each input gate
+     * @param consumers when the consumers of hybrid kinds attached
      * @param limit the sequential file limit through the page cache
      * @param deviceLimit the same with direct IO (the device itself), or a failure
-     * @param sort sort-based partitions
-     * @param hash hash-based partitions
+     * @param systems each kind that was run, in {@link Kind} order
      */
     public record Result(
             int parallelism,
@@ -149,13 +321,28 @@ public final class ShuffleThroughput {
             int recordBytes,
             int slots,
             long networkMemoryBytes,
+            int gatePages,
+            Consumers consumers,
             Throughput limit,
             Throughput deviceLimit,
-            Throughput sort,
-            Throughput hash) {
+            Map<Kind, Throughput> systems) {
+        /** Copies {@code systems}. */
+        public Result {
+            systems =
+                    Collections.unmodifiableMap(
+                            systems.isEmpty() ? new EnumMap<>(Kind.class) : new EnumMap<>(systems));
+        }
+
+        /** The result of {@code kind}, or null if it was not run. O(1). */
+        public @Nullable Throughput system(Kind kind) {
+            return systems.get(kind);
+        }
+
         /** The first I/O failure of the run (which makes it a failed run), or null. */
         public @Nullable Failure ioFailure() {
-            for (Throughput t : List.of(limit, deviceLimit, sort, hash)) {
+            List<Throughput> all = new ArrayList<>(List.of(limit, deviceLimit));
+            all.addAll(systems.values());
+            for (Throughput t : all) {
                 if (t.failure() != null && t.failure().reason() == Reason.IO_ERROR) {
                     return t.failure();
                 }
@@ -163,9 +350,6 @@ public final class ShuffleThroughput {
             return null;
         }
     }
-
-    /** Steps reported to a progress listener by {@link #measure}. */
-    public static final int STEPS = 3;
 
     /** Bytes per record unless told otherwise. */
     public static final int DEFAULT_RECORD_BYTES = 256;
@@ -182,16 +366,19 @@ public final class ShuffleThroughput {
     /** Prefix of the run directories under the settings' directory (see {@link #measure}). */
     public static final String RUN_DIRECTORY_PREFIX = "railyard-shuffle-";
 
-    private static final int LIMIT_ROUNDS = 3;
-
     private ShuffleThroughput() {}
 
+    /** Steps {@link #measure} reports to its progress listener: the limits, then each kind. */
+    public static int steps(Settings settings) {
+        return 1 + settings.kinds().size();
+    }
+
     /**
-     * Measures the limit, sort and hash in that order, in a new {@link ShuffleDirectory} under
-     * {@code settings.directory()} that is deleted afterwards, and also when the JVM is stopped
-     * (Ctrl-C, SIGTERM); directories left by runs that were killed outright are swept first. An I/O
-     * failure of one system is recorded in its {@link Throughput} and the run goes on; {@code
-     * progress} hears each step.
+     * Measures the limits, then each of {@code settings.kinds()} in {@link Kind} order, in a new
+     * {@link ShuffleDirectory} under {@code settings.directory()} that is deleted afterwards, and
+     * also when the JVM is stopped (Ctrl-C, SIGTERM); directories left by runs that were killed
+     * outright are swept first. An I/O failure of one system is recorded in its {@link Throughput}
+     * and the run goes on; {@code progress} hears each step.
      *
      * @throws IOException if the run directory cannot be created or deleted
      */
@@ -203,146 +390,84 @@ public final class ShuffleThroughput {
             Settings inRun = settings.in(run.path());
             Throughput limit;
             try {
-                limit = limit(inRun);
+                limit = SequentialLimit.limit(inRun);
             } catch (IOException e) {
                 limit = Throughput.failed(1, Reason.IO_ERROR, "sequential limit: " + describe(e));
             }
-            Throughput device = deviceLimit(inRun);
+            Throughput device = SequentialLimit.deviceLimit(inRun);
             progress.accept("shuffle: sequential limits");
-            progress.accept("shuffle: sort-based");
-            Throughput sort = run(inRun, Kind.SORT);
-            progress.accept("shuffle: hash-based");
-            Throughput hash = run(inRun, Kind.HASH);
+            Map<Kind, Throughput> systems = new EnumMap<>(Kind.class);
+            for (Kind kind : settings.kinds()) {
+                progress.accept("shuffle: " + kind.key());
+                systems.put(kind, run(inRun, kind));
+            }
             return new Result(
                     settings.parallelism(),
                     settings.bytes(),
                     settings.recordBytes(),
                     settings.slots(),
                     settings.options().totalMemoryBytes(),
+                    settings.options().gatePages(),
+                    settings.consumers(),
                     limit,
                     device,
-                    sort,
-                    hash);
+                    systems);
         }
     }
 
     /**
-     * The network memory a run of {@code kind} needs: the IO scheduler's pages plus, for the tasks
-     * that run at once, the larger of a writer's and a gate's guarantee (producers and consumers
-     * run in separate waves). O(1).
+     * The network memory a run of {@code kind} needs: the guarantees of everything that holds pages
+     * at once, in pages of {@code page-size}, where {@code io} = {@link
+     * ShuffleMemory#ioSchedulerPages} (read batch + 1) and {@code gate} = {@code
+     * shuffle.read.gate-pages}. O(1).
+     *
+     * <ul>
+     *   <li>sort, hash: {@code io + min(slots, P) × max(writer, gate)} — producers and consumers
+     *       run in separate waves of {@code slots} tasks; {@code writer} is {@link
+     *       ShuffleMemory#sortWriterPages} or {@link ShuffleMemory#hashWriterPages} (P
+     *       subpartitions).
+     *   <li>hybrid, {@link Consumers#EARLY early} or {@link Consumers#LATE late} consumers: {@code
+     *       io + P × (hybridWriter + gate)}, with {@code hybridWriter} = {@link #hybridWriterPages}
+     *       = {@code sort-buffer-pages + 1} (+ 1 with LZ4) — every producer's writer exists and
+     *       every consumer's gate is open at once, so it grows with P. For late consumers it is a
+     *       bound: their gates open when some writers have finished and lowered their guarantee to
+     *       0.
+     *   <li>hybrid, consumers in {@link Consumers#WAVES waves}: {@code io + min(slots, P) ×
+     *       (hybridWriter + gate)} — the writers of the last {@code slots} producers and the gates
+     *       of the first {@code slots} consumers at once.
+     * </ul>
+     *
+     * Resident regions of hybrid partitions are borrowed beyond the guarantees, only from pages no
+     * one was promised, and given back on demand: they need no room here.
      */
     public static long requiredMemoryBytes(Settings settings, Kind kind) {
-        ShuffleOptions options = settings.options();
-        long writer =
-                kind == Kind.SORT
-                        ? ShuffleMemory.sortWriterPages(options)
-                        : ShuffleMemory.hashWriterPages(options, settings.parallelism());
-        long perTask = Math.max(writer, ShuffleMemory.gatePages(options));
-        long tasks = Math.min(settings.slots(), settings.parallelism());
-        return (ShuffleMemory.ioSchedulerPages(options) + tasks * perTask)
-                * options.pageSizeBytes();
+        return ShuffleNeeds.requiredBytes(settings, kind);
     }
 
     /**
-     * The machine's sequential limit: the best of three rounds of one large file written then read
-     * sequentially, a page per call, through the page cache.
+     * What a run of {@code kind} needs in network memory against what it has, with the parts, in
+     * words: "needs 19 MiB of network memory, has 1 MiB: 8 tasks at once, …".
      */
-    static Throughput limit(Settings settings) throws IOException {
-        return bestOf(LIMIT_ROUNDS, settings, false, settings.bytes());
+    public static String memoryNeeds(Settings settings, Kind kind) {
+        return ShuffleNeeds.text(settings, kind);
     }
 
     /**
-     * The device's sequential limit: the same with {@code O_DIRECT} (no page cache), best of two
-     * rounds over at most 512 MiB; {@link Reason#UNSUPPORTED} if the file system refuses direct IO.
+     * The pages one hybrid partition writer is guaranteed: {@code sort-buffer-pages + 1}, + 1 with
+     * compression (as {@link ShuffleWorker#createHybridPartition} takes them). O(1).
      */
-    static Throughput deviceLimit(Settings settings) {
-        long bytes = Math.min(settings.bytes(), 512L << 20);
-        try {
-            return bestOf(2, settings, true, bytes);
-        } catch (IOException | UnsupportedOperationException e) {
-            return Throughput.failed(1, Reason.UNSUPPORTED, "direct IO unavailable here: " + e);
-        }
-    }
-
-    private static Throughput bestOf(int rounds, Settings settings, boolean direct, long bytes)
-            throws IOException {
-        double write = 0;
-        double read = 0;
-        for (int round = 0; round < rounds; round++) {
-            Throughput one = limitOnce(settings, direct, bytes);
-            write = Math.max(write, one.writeMbPerSecond());
-            read = Math.max(read, one.readMbPerSecond());
-        }
-        return new Throughput(write, read, 1, null);
-    }
-
-    private static Throughput limitOnce(Settings settings, boolean direct, long bytes)
-            throws IOException {
-        int pageSize = settings.options().pageSizeBytes();
-        Path file = Files.createTempFile(settings.directory(), "limit", ".data");
-        try {
-            int block = direct ? (int) Files.getFileStore(file).getBlockSize() : 1;
-            ByteBuffer page = ByteBuffer.allocateDirect(pageSize + block).alignedSlice(block);
-            page.limit(pageSize);
-            byte[] random = new byte[pageSize];
-            new SplittableRandom(1).nextBytes(random);
-            page.put(random).flip();
-            long start = System.nanoTime();
-            long written = writePages(file, direct, page, bytes / pageSize);
-            double write = mbPerSecond(written, System.nanoTime() - start);
-            start = System.nanoTime();
-            long read = 0;
-            try (FileChannel channel = FileChannel.open(file, openOptions(direct, false))) {
-                for (int n = 0; n >= 0; n = channel.read(page.clear())) {
-                    read += n;
-                }
-            }
-            return new Throughput(write, mbPerSecond(read, System.nanoTime() - start), 1, null);
-        } finally {
-            Files.deleteIfExists(file);
-        }
-    }
-
-    /** Writes {@code page} {@code pages} times; a failure names the file and the bytes written. */
-    private static long writePages(Path file, boolean direct, ByteBuffer page, long pages)
-            throws IOException {
-        long written = 0;
-        try (FileChannel channel = FileChannel.open(file, openOptions(direct, true))) {
-            for (long p = 0; p < pages; p++) {
-                page.rewind();
-                while (page.hasRemaining()) {
-                    written += channel.write(page);
-                }
-            }
-        } catch (FileSystemException e) {
-            throw e;
-        } catch (IOException e) {
-            FileSystemException located =
-                    new FileSystemException(
-                            file.toString(),
-                            null,
-                            e.getMessage() + " after " + written + " bytes written");
-            located.initCause(e);
-            throw located;
-        }
-        return written;
-    }
-
-    private static java.util.Set<java.nio.file.OpenOption> openOptions(
-            boolean direct, boolean write) {
-        java.util.Set<java.nio.file.OpenOption> options = new java.util.HashSet<>();
-        options.add(write ? StandardOpenOption.WRITE : StandardOpenOption.READ);
-        if (direct) {
-            options.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
-        }
-        return options;
+    public static int hybridWriterPages(ShuffleOptions options) {
+        return options.sortBufferPages()
+                + 1
+                + (options.compression() == ShuffleOptions.Compression.NONE ? 0 : 1);
     }
 
     /**
-     * P producers then P consumers through one kind of partition, in a new sub-directory of {@code
-     * settings.directory()} that is deleted afterwards. Without enough network memory for the tasks
-     * that run at once ({@link #requiredMemoryBytes}) nothing runs and the result says so; an I/O
-     * failure is recorded in the result, with every file deleted and every page returned.
+     * P producers and P consumers through one kind of partition ({@link Consumers} says when the
+     * consumers of a hybrid kind attach), in a new sub-directory of {@code settings.directory()}
+     * that is deleted afterwards. Without enough network memory for what runs at once ({@link
+     * #requiredMemoryBytes}) nothing runs and the result says so; an I/O failure is recorded in the
+     * result, with every file deleted and every page returned.
      *
      * @throws IllegalStateException if the consumers did not read exactly what was written (a bug)
      */
@@ -354,21 +479,23 @@ public final class ShuffleThroughput {
                     Double.NaN,
                     Double.NaN,
                     0,
+                    null,
                     new Failure(Reason.INSUFFICIENT_MEMORY, memoryNeeds(settings, kind), required));
         }
         Path directory;
         try {
-            directory =
-                    Files.createTempDirectory(
-                            settings.directory(), kind.name().toLowerCase(Locale.ROOT));
+            directory = Files.createTempDirectory(settings.directory(), kind.key());
         } catch (IOException e) {
             return Throughput.failed(0, Reason.IO_ERROR, describe(e));
         }
         Throughput result;
         try {
-            result = runIn(directory, settings, kind);
+            result =
+                    kind.isHybrid()
+                            ? HybridShuffle.run(directory, settings, kind)
+                            : BlockingShuffle.run(directory, settings, kind);
         } catch (IOException e) {
-            result = Throughput.failed(0, Reason.IO_ERROR, kind + ": " + describe(e));
+            result = Throughput.failed(0, Reason.IO_ERROR, kind.key() + ": " + describe(e));
         }
         try {
             deleteTree(directory);
@@ -381,68 +508,6 @@ public final class ShuffleThroughput {
         return result;
     }
 
-    private static Throughput runIn(Path directory, Settings settings, Kind kind)
-            throws IOException {
-        ExecutorService slots = Executors.newFixedThreadPool(settings.slots(), daemon(kind));
-        try (ShuffleWorker worker = new ShuffleWorker(settings.options(), directory)) {
-            try {
-                long start = System.nanoTime();
-                List<BlockingPartition> partitions = produce(worker, settings, kind, slots);
-                double write = mbPerSecond(settings.bytes(), System.nanoTime() - start);
-                start = System.nanoTime();
-                long read = consume(worker, partitions, slots);
-                double readRate = mbPerSecond(read, System.nanoTime() - start);
-                checkState(
-                        read == settings.bytes(),
-                        "%s: consumers read %s bytes of records, producers wrote %s",
-                        kind,
-                        read,
-                        settings.bytes());
-                for (BlockingPartition partition : partitions) {
-                    partition.release();
-                }
-                return new Throughput(write, readRate, worker.stats().filesCreated(), null);
-            } catch (IOException e) {
-                stop(slots); // every task has failed or finished before the worker closes
-                return Throughput.failed(
-                        worker.stats().filesCreated(), Reason.IO_ERROR, kind + ": " + describe(e));
-            }
-        } finally {
-            stop(slots);
-        }
-    }
-
-    /**
-     * What a run of {@code kind} needs in network memory against what it has, with the parts, in
-     * words: "needs 19 MiB of network memory, has 1 MiB: 8 tasks at once, …".
-     */
-    public static String memoryNeeds(Settings settings, Kind kind) {
-        ShuffleOptions options = settings.options();
-        long required = requiredMemoryBytes(settings, kind);
-        long available = options.totalMemoryBytes();
-        int writerPages =
-                kind == Kind.SORT
-                        ? ShuffleMemory.sortWriterPages(options)
-                        : ShuffleMemory.hashWriterPages(options, settings.parallelism());
-        return String.format(
-                Locale.ROOT,
-                "needs %s of network memory, has %s: %s at once, each a %s writer of %,d"
-                        + " pages or an input gate of %,d pages of %s, plus %d pages for the IO"
-                        + " scheduler",
-                ShuffleOptions.bytesText(required),
-                ShuffleOptions.bytesText(available),
-                tasks(Math.min(settings.slots(), settings.parallelism())),
-                kind.name().toLowerCase(Locale.ROOT),
-                writerPages,
-                ShuffleMemory.gatePages(options),
-                ShuffleOptions.bytesText(options.pageSizeBytes()),
-                ShuffleMemory.ioSchedulerPages(options));
-    }
-
-    private static String tasks(int n) {
-        return n == 1 ? "1 task" : n + " tasks";
-    }
-
     /** What went wrong with a file, in one line. */
     static String describe(IOException e) {
         if (e instanceof FileSystemException fse && fse.getFile() != null) {
@@ -452,135 +517,8 @@ public final class ShuffleThroughput {
         return String.valueOf(e.getMessage());
     }
 
-    private static List<BlockingPartition> produce(
-            ShuffleWorker worker, Settings settings, Kind kind, ExecutorService slots)
-            throws IOException {
-        int p = settings.parallelism();
-        byte[] source = new byte[settings.recordBytes() * 64];
-        new SplittableRandom(7).nextBytes(source);
-        List<Future<BlockingPartition>> futures = new ArrayList<>(p);
-        for (int producer = 0; producer < p; producer++) {
-            long share = settings.bytes() / p + (producer < settings.bytes() % p ? 1 : 0);
-            String name = "p" + producer;
-            futures.add(
-                    slots.submit(() -> produceOne(worker, kind, name, p, share, settings, source)));
-        }
-        return await(futures);
-    }
-
-    private static BlockingPartition produceOne(
-            ShuffleWorker worker,
-            Kind kind,
-            String name,
-            int n,
-            long share,
-            Settings settings,
-            byte[] source)
-            throws IOException {
-        try (PartitionWriter writer =
-                kind == Kind.SORT
-                        ? worker.createSortPartition(name, n)
-                        : worker.createHashPartition(name, n)) {
-            ByteBuffer record = ByteBuffer.wrap(source);
-            int size = settings.recordBytes();
-            int target = name.hashCode() & 0xFFFF;
-            int slice = 0;
-            for (long left = share; left > 0; left -= size) {
-                int length = (int) Math.min(size, left);
-                int offset = (slice++ & 63) * size;
-                record.limit(offset + length).position(offset);
-                writer.emit(record, target++ % n);
-            }
-            return writer.finish();
-        }
-    }
-
-    private static long consume(
-            ShuffleWorker worker, List<BlockingPartition> partitions, ExecutorService slots)
-            throws IOException {
-        long total = 0;
-        List<Future<Long>> futures = new ArrayList<>(partitions.size());
-        for (int consumer = 0; consumer < partitions.size(); consumer++) {
-            int subpartition = consumer;
-            futures.add(slots.submit(() -> consumeOne(worker, partitions, subpartition)));
-        }
-        for (Long bytes : await(futures)) {
-            total += bytes;
-        }
-        return total;
-    }
-
-    private static long consumeOne(
-            ShuffleWorker worker, List<BlockingPartition> partitions, int subpartition)
-            throws Exception {
-        long[] bytes = new long[1];
-        RecordDecoder decoder = new RecordDecoder(partitions.size());
-        try (InputGate gate = worker.openGate("c" + subpartition, partitions, subpartition)) {
-            while (!gate.isFinished()) {
-                InputGate.Buffer buffer = gate.poll();
-                if (buffer == null) {
-                    gate.availability().get(5, TimeUnit.MINUTES);
-                    continue;
-                }
-                try {
-                    decoder.decode(
-                            buffer.channel(),
-                            buffer.data(),
-                            (channel, record) -> bytes[0] += record.remaining());
-                } finally {
-                    buffer.recycle();
-                }
-            }
-        }
-        return bytes[0];
-    }
-
-    private static <T> List<T> await(List<Future<T>> futures) throws IOException {
-        List<T> results = new ArrayList<>(futures.size());
-        try {
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            for (Future<T> future : futures) {
-                future.cancel(true);
-            }
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IOException(e.getCause());
-        }
-        return results;
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(Kind kind) {
-        AtomicLong ids = new AtomicLong();
-        return runnable -> {
-            Thread thread =
-                    new Thread(runnable, "shuffle-" + kind + "-slot-" + ids.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
-    private static void stop(ExecutorService slots) {
-        slots.shutdownNow();
-        try {
-            if (!slots.awaitTermination(5, TimeUnit.MINUTES)) {
-                throw new IllegalStateException("shuffle tasks did not stop within 5 minutes");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static double mbPerSecond(long bytes, long nanos) {
+    /** Megabytes (10^6 bytes) per second. */
+    static double mbPerSecond(long bytes, long nanos) {
         return bytes / 1e6 / (Math.max(1, nanos) / 1e9);
     }
 

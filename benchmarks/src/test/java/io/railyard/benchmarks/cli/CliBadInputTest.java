@@ -164,6 +164,17 @@ class CliBadInputTest {
                         "--dir",
                         "DIR"),
                 usage(
+                        "shuffle: --mode must be one of sort, hash, hybrid-full, hybrid-selective,"
+                                + " was 'hybrid'",
+                        "shuffle",
+                        "--mode",
+                        "sort,hybrid"),
+                usage(
+                        "shuffle: --consumers must be one of early, late, waves, was 'eager'",
+                        "shuffle",
+                        "--consumers",
+                        "eager"),
+                usage(
                         "shuffle: Invalid value for option '--compression': expected one of [NONE, LZ4]",
                         "shuffle",
                         "--compression",

@@ -72,14 +72,32 @@ class ReportCommandTest {
         JsonNode shuffle = root.path("shuffle");
         assertThat(shuffle.path("parallelism").asInt()).isEqualTo(4);
         assertThat(shuffle.path("bytes").asLong()).isEqualTo(1 << 20);
-        for (String system : new String[] {"limit", "sort", "hash"}) {
+        for (String system :
+                new String[] {"limit", "sort", "hash", "hybrid-full", "hybrid-selective"}) {
             assertThat(shuffle.path(system).path("write_mb_s").asDouble()).as(system).isPositive();
             assertThat(shuffle.path(system).path("read_mb_s").asDouble()).as(system).isPositive();
         }
         assertThat(shuffle.path("device_limit").has("write_mb_s")).isTrue();
         assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(8);
         assertThat(shuffle.path("hash").path("files").asLong()).isEqualTo(16);
-        assertThat(out).contains("shuffle: P = 4 producers");
+        assertThat(shuffle.path("consumers").asText()).isEqualTo("early");
+        for (String hybrid : new String[] {"hybrid-full", "hybrid-selective"}) {
+            JsonNode system = shuffle.path(hybrid);
+            assertThat(system.path("files").asLong()).as(hybrid).isGreaterThanOrEqualTo(4);
+            assertThat(system.path("disk_write_fraction").isNumber()).as(hybrid).isTrue();
+            assertThat(system.path("peak_borrowed_pages").isInt()).as(hybrid).isTrue();
+            assertThat(
+                            system.path("disk_read_fraction").asDouble()
+                                    + system.path("memory_read_fraction").asDouble())
+                    .as(hybrid)
+                    .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        }
+        assertThat(shuffle.path("hybrid-full").path("disk_write_fraction").asDouble())
+                .isEqualTo(1.0);
+        assertThat(out)
+                .contains("shuffle: P = 4 producers")
+                .contains("early hybrid consumers")
+                .contains("hybrid-selective");
     }
 
     @Test

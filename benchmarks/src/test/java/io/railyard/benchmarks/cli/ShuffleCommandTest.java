@@ -2,12 +2,14 @@ package io.railyard.benchmarks.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code shuffle} at a tiny scale: the table, and nothing left in the directory. */
+/** {@code shuffle} at a tiny scale: the table, the JSON, and nothing left in the directory. */
 class ShuffleCommandTest {
     @TempDir Path dir;
 
@@ -25,9 +27,137 @@ class ShuffleCommandTest {
                         .succeeded()
                         .out();
 
-        assertThat(out).contains("limit").contains("sort").contains("hash");
+        assertThat(out)
+                .contains("limit")
+                .contains("sort")
+                .contains("hash")
+                .contains("hybrid-full")
+                .contains("hybrid-selective")
+                .contains("disk w")
+                .contains("early hybrid consumers");
         try (var files = Files.list(dir)) {
             assertThat(files).isEmpty();
         }
+    }
+
+    @Test
+    void shuffle_defaultModes_jsonHasAnObjectPerMode() throws Exception {
+        Path json = dir.resolve("out/shuffle.json");
+        Path files = Files.createDirectories(dir.resolve("files"));
+
+        CliRun.of(
+                        "shuffle",
+                        "--parallelism",
+                        "3",
+                        "--bytes-mib",
+                        "1",
+                        "--dir",
+                        files.toString(),
+                        "--json",
+                        json.toString())
+                .succeeded();
+
+        JsonNode run = new ObjectMapper().readTree(json.toFile()).path("runs").path(0);
+        assertThat(run.path("consumers").asText()).isEqualTo("early");
+        assertThat(run.path("gate_pages").asInt()).isEqualTo(64);
+        for (String mode : new String[] {"sort", "hash", "hybrid-full", "hybrid-selective"}) {
+            JsonNode system = run.path(mode);
+            assertThat(system.path("write_mb_s").asDouble()).as(mode).isPositive();
+            assertThat(system.path("read_mb_s").asDouble()).as(mode).isPositive();
+            assertThat(system.path("files").asLong()).as(mode).isPositive();
+            boolean hybrid = mode.startsWith("hybrid");
+            for (String key :
+                    new String[] {
+                        "disk_write_fraction",
+                        "disk_read_fraction",
+                        "memory_read_fraction",
+                        "peak_borrowed_pages"
+                    }) {
+                assertThat(system.has(key)).as(mode + " " + key).isEqualTo(hybrid);
+            }
+        }
+        JsonNode full = run.path("hybrid-full");
+        assertThat(full.path("disk_write_fraction").asDouble()).isEqualTo(1.0);
+        assertThat(
+                        full.path("disk_read_fraction").asDouble()
+                                + full.path("memory_read_fraction").asDouble())
+                .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(full.path("peak_borrowed_pages").asInt()).isPositive();
+    }
+
+    @Test
+    void shuffle_someModesLateConsumers_runsOnlyThose() throws Exception {
+        Path json = dir.resolve("shuffle.json");
+        Path files = Files.createDirectories(dir.resolve("files"));
+
+        String out =
+                CliRun.of(
+                                "shuffle",
+                                "--parallelism",
+                                "4",
+                                "--bytes-mib",
+                                "1",
+                                "--mode",
+                                "hybrid-selective,sort",
+                                "--consumers",
+                                "late",
+                                "--dir",
+                                files.toString(),
+                                "--json",
+                                json.toString())
+                        .succeeded()
+                        .out();
+
+        assertThat(out)
+                .contains("sort")
+                .contains("hybrid-selective")
+                .doesNotContain("hash")
+                .doesNotContain("hybrid-full")
+                .contains("late hybrid consumers");
+        JsonNode run = new ObjectMapper().readTree(json.toFile()).path("runs").path(0);
+        assertThat(run.path("consumers").asText()).isEqualTo("late");
+        assertThat(run.has("sort")).isTrue();
+        assertThat(run.has("hybrid-selective")).isTrue();
+        assertThat(run.has("hash")).isFalse();
+        assertThat(run.has("hybrid-full")).isFalse();
+        assertThat(run.path("hybrid-selective").path("read_mb_s").asDouble()).isPositive();
+    }
+
+    @Test
+    void shuffle_hybridEarlyBeyondMemory_isNotMeasured_andSaysWhatToChange() throws Exception {
+        Path json = dir.resolve("shuffle.json");
+        Path files = Files.createDirectories(dir.resolve("files"));
+
+        // 100 writers of 65 pages and 100 gates of 64 pages do not fit in 64 MiB.
+        String out =
+                CliRun.of(
+                                "shuffle",
+                                "--parallelism",
+                                "100",
+                                "--bytes-mib",
+                                "1",
+                                "--mode",
+                                "hybrid-full",
+                                "--dir",
+                                files.toString(),
+                                "--json",
+                                json.toString())
+                        .succeeded()
+                        .out();
+
+        assertThat(out)
+                .contains(
+                        "hybrid-full      not measured: needs 413344 KiB of network memory, has 64"
+                                + " MiB: 100 hybrid writers of 65 pages and 100 input gates of 64"
+                                + " pages at once (early consumers")
+                .contains(
+                        "raise --memory-mib to at least 404 to measure it, or attach consumers in"
+                                + " waves (--consumers waves)");
+        JsonNode full =
+                new ObjectMapper().readTree(json.toFile()).path("runs").path(0).path("hybrid-full");
+        assertThat(full.path("reason").asText()).isEqualTo("insufficient_memory");
+        assertThat(full.path("write_mb_s").isNull()).isTrue();
+        assertThat(full.path("required_memory_bytes").asLong()).isEqualTo((17 + 100L * 129) << 15);
+        assertThat(full.has("disk_write_fraction")).isFalse();
     }
 }

@@ -4,17 +4,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.HybridPartition;
+import io.railyard.shuffle.partition.HybridPartitionWriter;
+import io.railyard.shuffle.partition.HybridStats;
 import io.railyard.shuffle.partition.ShuffleMemory;
+import io.railyard.shuffle.partition.ShuffleWorker;
 import java.nio.file.FileSystem;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The shuffle measurement at a tiny scale: it runs, checks its data, counts files, cleans up. */
+/**
+ * The shuffle measurement at a tiny scale: it runs every kind, checks its data, counts files and
+ * where hybrid bytes went, says what memory a run needs, cleans up.
+ */
 class ShuffleThroughputTest {
     @TempDir Path dir;
 
@@ -28,8 +43,30 @@ class ShuffleThroughputTest {
                 directory);
     }
 
+    /**
+     * A hybrid run with several regions per producer: 2 MB from 4 producers through 8-page sort
+     * buffers (32 KiB regions), an ample pool (4,096 pages of 4 KiB, 4 gates of 16 pages).
+     */
+    private ShuffleThroughput.Settings hybrid(Consumers consumers) {
+        return new ShuffleThroughput.Settings(
+                4,
+                2_000_000,
+                100,
+                2,
+                ShuffleOptions.builder()
+                        .pageSizeBytes(4096)
+                        .totalPages(4096)
+                        .sortBufferPages(8)
+                        .gatePages(16)
+                        .compression(ShuffleOptions.Compression.NONE)
+                        .build(),
+                dir,
+                EnumSet.of(Kind.HYBRID_FULL, Kind.HYBRID_SELECTIVE),
+                consumers);
+    }
+
     @Test
-    void measure_smallShuffle_bothKindsReadEverythingAndCountFiles() throws Exception {
+    void measure_smallShuffle_everyKindReadsEverythingAndCountsFiles() throws Exception {
         ShuffleThroughput.Result result =
                 ShuffleThroughput.measure(settings(5, 2048, dir), step -> {});
 
@@ -40,12 +77,93 @@ class ShuffleThroughputTest {
         } else {
             assertThat(result.deviceLimit().failure().reason()).isEqualTo(Reason.UNSUPPORTED);
         }
-        assertThat(result.sort().failure()).isNull();
-        assertThat(result.sort().readMbPerSecond()).isPositive();
-        assertThat(result.sort().files()).isEqualTo(2 * 5);
-        assertThat(result.hash().failure()).isNull();
-        assertThat(result.hash().files()).isEqualTo(5 * 5);
+        assertThat(result.systems()).containsOnlyKeys(Kind.values());
+        for (Kind kind : Kind.values()) {
+            Throughput t = result.system(kind);
+            assertThat(t.failure()).as(kind.key()).isNull();
+            assertThat(t.writeMbPerSecond()).as(kind.key()).isPositive();
+            assertThat(t.readMbPerSecond()).as(kind.key()).isPositive();
+            assertThat(t.hybrid() != null).as(kind.key()).isEqualTo(kind.isHybrid());
+        }
+        assertThat(result.system(Kind.SORT).files()).isEqualTo(2 * 5);
+        assertThat(result.system(Kind.HASH).files()).isEqualTo(5 * 5);
+        // One data file per producer; nothing spilled in an ample pool.
+        assertThat(result.system(Kind.HYBRID_FULL).files()).isEqualTo(5);
+        assertThat(result.system(Kind.HYBRID_SELECTIVE).files()).isEqualTo(5);
         assertThat(result.ioFailure()).isNull();
+        assertThat(result.consumers()).isEqualTo(Consumers.EARLY);
+        try (var files = Files.list(dir)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @Test
+    void measure_someKinds_runsOnlyThoseInKindOrder() throws Exception {
+        ShuffleThroughput.Settings settings =
+                new ShuffleThroughput.Settings(
+                        3,
+                        30_000,
+                        100,
+                        2,
+                        ShuffleOptions.builder().pageSizeBytes(4096).totalPages(1024).build(),
+                        dir,
+                        Set.of(Kind.HYBRID_SELECTIVE, Kind.SORT),
+                        Consumers.LATE);
+
+        ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
+
+        assertThat(result.systems().keySet()).containsExactly(Kind.SORT, Kind.HYBRID_SELECTIVE);
+        assertThat(result.system(Kind.HASH)).isNull();
+        assertThat(ShuffleThroughput.steps(settings)).isEqualTo(3);
+    }
+
+    @Test
+    void run_hybridEarlyConsumersAmplePool_selectiveStaysInMemory_fullWritesAllReadsMemory() {
+        ShuffleThroughput.Settings settings = hybrid(Consumers.EARLY);
+
+        Throughput full = ShuffleThroughput.run(settings, Kind.HYBRID_FULL);
+        Throughput selective = ShuffleThroughput.run(settings, Kind.HYBRID_SELECTIVE);
+
+        assertThat(full.failure()).isNull();
+        assertThat(selective.failure()).isNull();
+        HybridCounts fullCounts = full.hybrid();
+        HybridCounts selectiveCounts = selective.hybrid();
+        assertThat(selectiveCounts.diskWriteFraction())
+                .as("%s", selectiveCounts)
+                .isLessThanOrEqualTo(0.10);
+        assertThat(fullCounts.diskWriteFraction())
+                .as("%s", fullCounts)
+                .isGreaterThanOrEqualTo(0.99);
+        assertThat(fullCounts.memoryReadFraction())
+                .as("%s", fullCounts)
+                .isGreaterThanOrEqualTo(0.9);
+        for (HybridCounts counts : new HybridCounts[] {fullCounts, selectiveCounts}) {
+            HybridStats stats = counts.stats();
+            assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
+                    .as("every frame produced is read once")
+                    .isEqualTo(stats.bytesProduced());
+            assertThat(counts.diskReadFraction() + counts.memoryReadFraction())
+                    .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(counts.peakBorrowedPages()).isPositive();
+            assertThat(stats.residentPages()).as("released: nothing resident").isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "LATE, HYBRID_FULL",
+        "LATE, HYBRID_SELECTIVE",
+        "WAVES, HYBRID_FULL",
+        "WAVES, HYBRID_SELECTIVE"
+    })
+    void run_hybridLateOrInWaves_readsEveryByte(Consumers consumers, Kind kind) throws Exception {
+        Throughput t = ShuffleThroughput.run(hybrid(consumers), kind);
+
+        assertThat(t.failure()).isNull();
+        assertThat(t.readMbPerSecond()).isPositive();
+        HybridStats stats = t.hybrid().stats();
+        assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
+                .isEqualTo(stats.bytesProduced());
         try (var files = Files.list(dir)) {
             assertThat(files).isEmpty();
         }
@@ -57,8 +175,8 @@ class ShuffleThroughputTest {
 
         ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
 
-        assertThat(result.sort().failure()).isNull();
-        ShuffleThroughput.Failure failure = result.hash().failure();
+        assertThat(result.system(Kind.SORT).failure()).isNull();
+        ShuffleThroughput.Failure failure = result.system(Kind.HASH).failure();
         assertThat(failure).isNotNull();
         assertThat(failure.reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
         // 4 hash writers at once (100 subpartitions + 1 page to compress), plus the IO scheduler.
@@ -68,8 +186,107 @@ class ShuffleThroughputTest {
         assertThat(failure.message())
                 .contains("needs " + (required >> 10) + " KiB of network memory, has 1600 KiB")
                 .contains("4 tasks at once, each a hash writer of 101 pages");
-        assertThat(result.hash().files()).isZero();
+        assertThat(result.system(Kind.HASH).files()).isZero();
         assertThat(result.ioFailure()).as("a memory shortfall is not a failed run").isNull();
+    }
+
+    @Test
+    void measure_hybridEarlyBeyondMemory_isNotRunAndSaysWhatItNeeds() throws Exception {
+        ShuffleThroughput.Settings settings = settings(100, 400, dir);
+        int io = ShuffleMemory.ioSchedulerPages(settings.options());
+
+        ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
+
+        for (Kind kind : EnumSet.of(Kind.HYBRID_FULL, Kind.HYBRID_SELECTIVE)) {
+            ShuffleThroughput.Failure failure = result.system(kind).failure();
+            assertThat(failure).as(kind.key()).isNotNull();
+            assertThat(failure.reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
+            // Every writer (64 sort-buffer pages + 1 + 1 to compress) and every gate (64 pages).
+            long required = (io + 100L * (66 + 64)) * 4096;
+            assertThat(failure.requiredMemoryBytes()).isEqualTo(required);
+            assertThat(failure.message())
+                    .startsWith(
+                            "needs " + (required >> 10) + " KiB of network memory, has 1600 KiB")
+                    .contains("100 hybrid writers of 66 pages and 100 input gates of 64 pages")
+                    .contains("early consumers")
+                    .endsWith("; the writers alone need " + ((io + 6_600L) * 4) + " KiB");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Consumers.class)
+    void requiredMemoryBytes_hybrid_growsWithParallelismUnlessInWaves(Consumers consumers) {
+        ShuffleThroughput.Settings settings = settings(1000, 2048, dir).withConsumers(consumers);
+        int io = ShuffleMemory.ioSchedulerPages(settings.options());
+
+        long tasks = consumers == Consumers.WAVES ? 4 : 1000;
+        assertThat(ShuffleThroughput.requiredMemoryBytes(settings, Kind.HYBRID_SELECTIVE))
+                .isEqualTo((io + tasks * (66 + 64)) * 4096);
+    }
+
+    @Test
+    void memoryNeeds_hybridThatFitsWithSmallerGates_saysHowSmall() {
+        // 4 writers of 66 pages + 17 for the IO scheduler leave 219 of 500 pages: 54 per gate.
+        ShuffleThroughput.Settings settings = settings(4, 500, dir);
+
+        assertThat(ShuffleThroughput.memoryNeeds(settings, Kind.HYBRID_FULL))
+                .startsWith("needs 2148 KiB of network memory, has 2000 KiB")
+                .endsWith("; it fits with input gates of at most 54 pages");
+    }
+
+    @Test
+    void hybridWriterPages_isWhatTheWorkerTakes() throws Exception {
+        for (ShuffleOptions.Compression compression : ShuffleOptions.Compression.values()) {
+            ShuffleOptions options =
+                    ShuffleOptions.builder()
+                            .pageSizeBytes(4096)
+                            .totalPages(512)
+                            .compression(compression)
+                            .build();
+            try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+                int before = worker.stats().pagesInUse();
+                try (HybridPartitionWriter writer =
+                        worker.createHybridPartition("w", 3, HybridPartition.Mode.SELECTIVE)) {
+                    assertThat(writer.partition().isFinished()).isFalse();
+                    assertThat(worker.stats().pagesInUse() - before)
+                            .as("%s", compression)
+                            .isEqualTo(ShuffleThroughput.hybridWriterPages(options));
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Consumers.class)
+    void run_hybridFullOnAFullDisk_recordsTheIoFailure_returnsEveryPage_leavesNothing(
+            Consumers consumers) throws Exception {
+        try (FileSystem small =
+                Jimfs.newFileSystem(
+                        Configuration.unix().toBuilder().setMaxSize(512 << 10).build())) {
+            Path parent = Files.createDirectories(small.getPath("/shuffle"));
+            ShuffleThroughput.Settings settings =
+                    new ShuffleThroughput.Settings(
+                            4,
+                            2_000_000,
+                            100,
+                            2,
+                            hybrid(consumers).options(),
+                            parent,
+                            EnumSet.of(Kind.HYBRID_FULL),
+                            consumers);
+
+            // Full mode writes every byte: 2 MB cannot fit in 512 KiB. The worker closes only
+            // with every page back, so a leak would fail the run with an IllegalStateException.
+            Throughput t = ShuffleThroughput.run(settings, Kind.HYBRID_FULL);
+
+            assertThat(t.failure()).isNotNull();
+            assertThat(t.failure().reason()).isEqualTo(Reason.IO_ERROR);
+            assertThat(t.failure().message()).startsWith("hybrid-full: ");
+            assertThat(t.hybrid()).isNull();
+            try (var files = Files.list(parent)) {
+                assertThat(files).isEmpty();
+            }
+        }
     }
 
     @Test

@@ -1,0 +1,145 @@
+package io.railyard.benchmarks.procedures;
+
+import static com.google.common.base.Preconditions.checkState;
+
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
+import io.railyard.shuffle.partition.BlockingPartition;
+import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.PartitionWriter;
+import io.railyard.shuffle.partition.RecordDecoder;
+import io.railyard.shuffle.partition.ShuffleWorker;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One run of a blocking kind ({@link Kind#SORT}, {@link Kind#HASH}) for {@link ShuffleThroughput}:
+ * P producers, then P consumers, each {@code slots} tasks at a time on the same {@code slots}
+ * threads; the calling thread waits. Writing is timed from the first producer's start to the last
+ * one's end, reading likewise for the consumers. Stateless.
+ */
+final class BlockingShuffle {
+    private BlockingShuffle() {}
+
+    /**
+     * Runs {@code kind} with files in {@code directory}; an I/O failure is recorded in the result.
+     *
+     * @throws IllegalStateException if the consumers did not read exactly what was written (a bug)
+     */
+    static Throughput run(Path directory, Settings settings, Kind kind) throws IOException {
+        ExecutorService slots =
+                Executors.newFixedThreadPool(
+                        settings.slots(), ShuffleTasks.daemon("shuffle-" + kind.key() + "-slot-"));
+        try (ShuffleWorker worker = new ShuffleWorker(settings.options(), directory)) {
+            try {
+                long start = System.nanoTime();
+                List<BlockingPartition> partitions = produce(worker, settings, kind, slots);
+                double write =
+                        ShuffleThroughput.mbPerSecond(settings.bytes(), System.nanoTime() - start);
+                start = System.nanoTime();
+                long read = consume(worker, partitions, slots);
+                double readRate = ShuffleThroughput.mbPerSecond(read, System.nanoTime() - start);
+                checkState(
+                        read == settings.bytes(),
+                        "%s: consumers read %s bytes of records, producers wrote %s",
+                        kind.key(),
+                        read,
+                        settings.bytes());
+                for (BlockingPartition partition : partitions) {
+                    partition.release();
+                }
+                return Throughput.measured(write, readRate, worker.stats().filesCreated());
+            } catch (IOException e) {
+                ShuffleTasks.stop(
+                        slots); // every task has failed or finished before the worker closes
+                return Throughput.failed(
+                        worker.stats().filesCreated(),
+                        Reason.IO_ERROR,
+                        kind.key() + ": " + ShuffleThroughput.describe(e));
+            }
+        } finally {
+            ShuffleTasks.stop(slots);
+        }
+    }
+
+    private static List<BlockingPartition> produce(
+            ShuffleWorker worker, Settings settings, Kind kind, ExecutorService slots)
+            throws IOException {
+        int p = settings.parallelism();
+        byte[] source = ShuffleTasks.source(settings.recordBytes());
+        List<Future<BlockingPartition>> futures = new ArrayList<>(p);
+        for (int producer = 0; producer < p; producer++) {
+            long share = ShuffleTasks.share(settings.bytes(), p, producer);
+            String name = "p" + producer;
+            futures.add(
+                    slots.submit(() -> produceOne(worker, kind, name, p, share, settings, source)));
+        }
+        return ShuffleTasks.await(futures);
+    }
+
+    private static BlockingPartition produceOne(
+            ShuffleWorker worker,
+            Kind kind,
+            String name,
+            int n,
+            long share,
+            Settings settings,
+            byte[] source)
+            throws IOException {
+        try (PartitionWriter writer =
+                kind == Kind.SORT
+                        ? worker.createSortPartition(name, n)
+                        : worker.createHashPartition(name, n)) {
+            ShuffleTasks.writeRecords(writer, share, settings.recordBytes(), source);
+            return writer.finish();
+        }
+    }
+
+    private static long consume(
+            ShuffleWorker worker, List<BlockingPartition> partitions, ExecutorService slots)
+            throws IOException {
+        long total = 0;
+        List<Future<Long>> futures = new ArrayList<>(partitions.size());
+        for (int consumer = 0; consumer < partitions.size(); consumer++) {
+            int subpartition = consumer;
+            futures.add(slots.submit(() -> consumeOne(worker, partitions, subpartition)));
+        }
+        for (Long bytes : ShuffleTasks.await(futures)) {
+            total += bytes;
+        }
+        return total;
+    }
+
+    private static long consumeOne(
+            ShuffleWorker worker, List<BlockingPartition> partitions, int subpartition)
+            throws Exception {
+        long[] bytes = new long[1];
+        RecordDecoder decoder = new RecordDecoder(partitions.size());
+        try (InputGate gate = worker.openGate("c" + subpartition, partitions, subpartition)) {
+            while (!gate.isFinished()) {
+                InputGate.Buffer buffer = gate.poll();
+                if (buffer == null) {
+                    gate.availability().get(5, TimeUnit.MINUTES);
+                    continue;
+                }
+                try {
+                    decoder.decode(
+                            buffer.channel(),
+                            buffer.data(),
+                            (channel, record) -> bytes[0] += record.remaining());
+                } finally {
+                    buffer.recycle();
+                }
+            }
+        }
+        return bytes[0];
+    }
+}
