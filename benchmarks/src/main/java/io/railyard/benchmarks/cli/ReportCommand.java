@@ -71,8 +71,8 @@ final class ReportCommand implements Callable<Integer> {
             defaultValue = "1000",
             description =
                     "producers = consumers of the shuffle section (sort, hash, hybrid-full and"
-                            + " hybrid-selective; hybrid consumers attach early), 1..16777216; 0"
-                            + " skips it (default ${DEFAULT-VALUE})")
+                            + " hybrid-selective; hybrid consumers attach in waves, 8 at a"
+                            + " time), 1..16777216; 0 skips it (default ${DEFAULT-VALUE})")
     private int shuffleParallelism;
 
     @Option(
@@ -142,7 +142,8 @@ final class ReportCommand implements Callable<Integer> {
                                 Compression.NONE,
                                 shuffleDirectory,
                                 EnumSet.allOf(Kind.class),
-                                Consumers.EARLY))
+                                Consumers.WAVES,
+                                0))
                 .get(0);
     }
 

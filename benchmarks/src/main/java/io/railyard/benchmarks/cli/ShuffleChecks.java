@@ -38,6 +38,9 @@ final class ShuffleChecks {
     /** Pages per input gate unless told otherwise ({@code shuffle.read.gate-pages}'s default). */
     static final int DEFAULT_GATE_PAGES = ShuffleOptions.builder().build().gatePages();
 
+    /** The fastest producer pace, MB per second. */
+    static final long MAX_PRODUCER_MB_S = 1_000_000;
+
     /** Most pages per input gate. */
     static final int MAX_GATE_PAGES = 1 << 20;
 
@@ -96,6 +99,7 @@ final class ShuffleChecks {
      * @param directory where the run directories go
      * @param kinds the partition kinds to measure
      * @param consumers when hybrid consumers attach
+     * @param producerMbPerSecond the producers' pace in MB (10^6 bytes) per second, 0 if unpaced
      */
     record Request(
             List<Integer> parallelisms,
@@ -107,7 +111,8 @@ final class ShuffleChecks {
             Compression compression,
             Path directory,
             Set<Kind> kinds,
-            Consumers consumers) {}
+            Consumers consumers,
+            long producerMbPerSecond) {}
 
     private ShuffleChecks() {}
 
@@ -127,6 +132,8 @@ final class ShuffleChecks {
         OptionChecks.range(spec, "--slots", request.slots(), 1, ShuffleThroughput.MAX_SLOTS);
         OptionChecks.range(spec, "--gate-pages", request.gatePages(), 1, MAX_GATE_PAGES);
         OptionChecks.range(spec, names.memory(), request.memoryMib(), 1, MAX_MEMORY_MIB);
+        OptionChecks.range(
+                spec, "--producer-mb-s", request.producerMbPerSecond(), 0, MAX_PRODUCER_MB_S);
         checkDirectMemory(spec, names, request.memoryMib());
         ShuffleOptions options = options(spec, names, request);
         List<Settings> runs = new ArrayList<>(request.parallelisms().size());
@@ -140,7 +147,8 @@ final class ShuffleChecks {
                             options,
                             request.directory(),
                             request.kinds(),
-                            request.consumers());
+                            request.consumers(),
+                            request.producerMbPerSecond() * 1_000_000);
             if (request.kinds().contains(Kind.SORT)) {
                 checkSortFits(spec, names, settings);
             }

@@ -128,6 +128,17 @@ final class ShuffleCommand implements Callable<Integer> {
     private String consumers = "early";
 
     @Option(
+            names = "--producer-mb-s",
+            paramLabel = "MB/S",
+            defaultValue = "0",
+            description =
+                    "paces the producers running at once to emit together at most this many MB"
+                            + " (10^6 bytes) of records per second, 0..1000000; 0 (the default)"
+                            + " runs them as fast as they can. A pace below what consumers drain"
+                            + " models consumers that keep up")
+    private long producerMbPerSecond;
+
+    @Option(
             names = "--dir",
             paramLabel = "DIR",
             description = "an existing directory for the files (default: java.io.tmpdir)")
@@ -151,7 +162,8 @@ final class ShuffleCommand implements Callable<Integer> {
                                 compression,
                                 directory,
                                 kinds,
-                                when));
+                                when,
+                                producerMbPerSecond));
         OutputFile json = output.check(spec);
         PrintWriter out = spec.commandLine().getOut();
         out.println(ShuffleTable.HEADER);
@@ -168,18 +180,7 @@ final class ShuffleCommand implements Callable<Integer> {
                 break;
             }
         }
-        out.println(
-                String.format(
-                        Locale.ROOT,
-                        "%d MiB of %d-byte records, %d MiB network memory, %d gate pages, %s,"
-                                + " %d slots, %s hybrid consumers",
-                        mebibytes,
-                        recordBytes,
-                        memoryMib,
-                        gatePages,
-                        compression,
-                        slots,
-                        when.key()));
+        out.println(footer(when));
         if (json != null) {
             json.writeJson(document(results), out);
         }
@@ -193,6 +194,24 @@ final class ShuffleCommand implements Callable<Integer> {
                             + " (the files of the run were deleted)");
         }
         return 0;
+    }
+
+    /** The line under the table: what every run shared. */
+    private String footer(Consumers when) {
+        return String.format(
+                Locale.ROOT,
+                "%d MiB of %d-byte records, %d MiB network memory, %d gate pages, %s,"
+                        + " %d slots, %s hybrid consumers, %s",
+                mebibytes,
+                recordBytes,
+                memoryMib,
+                gatePages,
+                compression,
+                slots,
+                when.key(),
+                producerMbPerSecond == 0
+                        ? "unpaced producers"
+                        : "producers paced at " + producerMbPerSecond + " MB/s");
     }
 
     private static ObjectNode document(List<ShuffleThroughput.Result> results) {

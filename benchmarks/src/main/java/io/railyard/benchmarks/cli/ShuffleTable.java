@@ -65,6 +65,7 @@ final class ShuffleTable {
         node.put("network_memory_bytes", result.networkMemoryBytes());
         node.put("gate_pages", result.gatePages());
         node.put("consumers", result.consumers().key());
+        node.put("producer_mb_s", result.producerBytesPerSecond() / 1e6);
         system(node.putObject("limit"), null, result.limit(), result, names);
         system(node.putObject("device_limit"), null, result.deviceLimit(), result, names);
         for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {

@@ -98,7 +98,8 @@ final class BlockingShuffle {
                 kind == Kind.SORT
                         ? worker.createSortPartition(name, n)
                         : worker.createHashPartition(name, n)) {
-            ShuffleTasks.writeRecords(writer, share, settings.recordBytes(), source);
+            ShuffleTasks.writeRecords(
+                    writer, share, settings.recordBytes(), source, settings.producerPace());
             return writer.finish();
         }
     }

@@ -240,7 +240,8 @@ final class HybridShuffle {
             }
         }
         try (HybridPartitionWriter owned = writer) {
-            ShuffleTasks.writeRecords(owned, share, settings.recordBytes(), source);
+            ShuffleTasks.writeRecords(
+                    owned, share, settings.recordBytes(), source, settings.producerPace());
             owned.finish();
         }
         lastProducerEnd.accumulateAndGet(System.nanoTime(), Math::max);

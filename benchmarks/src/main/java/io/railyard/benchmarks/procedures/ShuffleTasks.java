@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What the producers and consumers of every partition kind of {@link ShuffleThroughput} share: the
@@ -22,6 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ShuffleTasks {
     /** Distinct records a producer cycles through. */
     private static final int SOURCE_RECORDS = 64;
+
+    /** Records a paced producer emits between looks at the clock. */
+    private static final int PACE_RECORDS = 256;
 
     private ShuffleTasks() {}
 
@@ -40,20 +44,41 @@ final class ShuffleTasks {
     /**
      * Emits {@code share} bytes of {@code recordBytes}-byte records sliced from {@code source} (the
      * last one shorter if need be), round-robin over the writer's subpartitions from one derived
-     * from its name. O(share); no allocation.
+     * from its name; with {@code pace > 0}, no faster than {@code pace} bytes per second (checked
+     * every {@value #PACE_RECORDS} records, parking until the schedule catches up). O(share); no
+     * allocation.
      */
     static void writeRecords(
-            ResultPartitionWriter writer, long share, int recordBytes, byte[] source)
+            ResultPartitionWriter writer, long share, int recordBytes, byte[] source, long pace)
             throws IOException {
         ByteBuffer record = ByteBuffer.wrap(source);
         int n = writer.numSubpartitions();
         int target = writer.name().hashCode() & 0xFFFF;
         int slice = 0;
+        long start = System.nanoTime();
         for (long left = share; left > 0; left -= recordBytes) {
+            if (pace > 0 && slice % PACE_RECORDS == PACE_RECORDS - 1) {
+                awaitSchedule(start, share - left, pace);
+            }
             int length = (int) Math.min(recordBytes, left);
             int offset = (slice++ & (SOURCE_RECORDS - 1)) * recordBytes;
             record.limit(offset + length).position(offset);
             writer.emit(record, target++ % n);
+        }
+    }
+
+    /**
+     * Parks until {@code emitted} bytes are due at {@code pace} bytes per second from {@code
+     * start}.
+     */
+    private static void awaitSchedule(long start, long emitted, long pace)
+            throws InterruptedIOException {
+        long due = start + (long) (emitted * 1e9 / pace);
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+            LockSupport.parkNanos(wait);
+            if (Thread.interrupted()) {
+                throw new InterruptedIOException("interrupted while pacing a producer");
+            }
         }
     }
 

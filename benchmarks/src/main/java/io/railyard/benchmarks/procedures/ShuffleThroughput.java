@@ -147,6 +147,10 @@ public final class ShuffleThroughput {
      *     #run} a sub-directory per kind, deleted after)
      * @param kinds the kinds {@link #measure} runs, at least one (kept in {@link Kind} order)
      * @param consumers when the consumers of hybrid kinds attach
+     * @param producerBytesPerSecond the record bytes per second all producers running at once may
+     *     emit together (each {@code 1 / min(slots, parallelism)} of it), or 0 for as fast as they
+     *     can: pacing producers below what consumers drain is how a run models consumers that keep
+     *     up
      */
     public record Settings(
             int parallelism,
@@ -156,7 +160,8 @@ public final class ShuffleThroughput {
             ShuffleOptions options,
             Path directory,
             Set<Kind> kinds,
-            Consumers consumers) {
+            Consumers consumers,
+            long producerBytesPerSecond) {
         /** Checks the numbers; copies {@code kinds}. */
         public Settings {
             checkArgument(parallelism >= 1, "parallelism must be >= 1, was %s", parallelism);
@@ -171,7 +176,31 @@ public final class ShuffleThroughput {
                     MAX_SLOTS,
                     slots);
             checkArgument(!kinds.isEmpty(), "kinds must not be empty");
+            checkArgument(
+                    producerBytesPerSecond >= 0,
+                    "producerBytesPerSecond must be >= 0, was %s",
+                    producerBytesPerSecond);
             kinds = Collections.unmodifiableSet(EnumSet.copyOf(kinds));
+        }
+
+        /** Unpaced producers. */
+        public Settings(
+                int parallelism,
+                long bytes,
+                int recordBytes,
+                int slots,
+                ShuffleOptions options,
+                Path directory,
+                Set<Kind> kinds,
+                Consumers consumers) {
+            this(parallelism, bytes, recordBytes, slots, options, directory, kinds, consumers, 0);
+        }
+
+        /** One producer's record bytes per second, or 0 if unpaced. */
+        long producerPace() {
+            return producerBytesPerSecond == 0
+                    ? 0
+                    : Math.max(1, producerBytesPerSecond / Math.min(slots, parallelism));
         }
 
         /** Every kind, hybrid consumers {@link Consumers#EARLY early}. */
@@ -203,13 +232,22 @@ public final class ShuffleThroughput {
                     options,
                     runDirectory,
                     kinds,
-                    consumers);
+                    consumers,
+                    producerBytesPerSecond);
         }
 
         /** The same settings with hybrid consumers attached as {@code value} says. */
         public Settings withConsumers(Consumers value) {
             return new Settings(
-                    parallelism, bytes, recordBytes, slots, options, directory, kinds, value);
+                    parallelism,
+                    bytes,
+                    recordBytes,
+                    slots,
+                    options,
+                    directory,
+                    kinds,
+                    value,
+                    producerBytesPerSecond);
         }
     }
 
@@ -311,6 +349,8 @@ public final class ShuffleThroughput {
      * @param networkMemoryBytes network memory of the worker
      * @param gatePages pages guaranteed to each input gate
      * @param consumers when the consumers of hybrid kinds attached
+     * @param producerBytesPerSecond the producers' pace ({@link Settings#producerBytesPerSecond}),
+     *     0 if unpaced
      * @param limit the sequential file limit through the page cache
      * @param deviceLimit the same with direct IO (the device itself), or a failure
      * @param systems each kind that was run, in {@link Kind} order
@@ -323,6 +363,7 @@ public final class ShuffleThroughput {
             long networkMemoryBytes,
             int gatePages,
             Consumers consumers,
+            long producerBytesPerSecond,
             Throughput limit,
             Throughput deviceLimit,
             Map<Kind, Throughput> systems) {
@@ -409,6 +450,7 @@ public final class ShuffleThroughput {
                     settings.options().totalMemoryBytes(),
                     settings.options().gatePages(),
                     settings.consumers(),
+                    settings.producerBytesPerSecond(),
                     limit,
                     device,
                     systems);

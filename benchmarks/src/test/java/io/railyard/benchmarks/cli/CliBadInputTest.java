@@ -117,6 +117,11 @@ class CliBadInputTest {
                         "--slots",
                         "1000"),
                 usage(
+                        "shuffle: --producer-mb-s must be in [0, 1000000], was -5",
+                        "shuffle",
+                        "--producer-mb-s",
+                        "-5"),
+                usage(
                         "shuffle: --gate-pages must be in [1, 1048576], was 0",
                         "shuffle",
                         "--gate-pages",

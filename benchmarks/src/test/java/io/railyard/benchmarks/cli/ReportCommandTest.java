@@ -80,7 +80,7 @@ class ReportCommandTest {
         assertThat(shuffle.path("device_limit").has("write_mb_s")).isTrue();
         assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(8);
         assertThat(shuffle.path("hash").path("files").asLong()).isEqualTo(16);
-        assertThat(shuffle.path("consumers").asText()).isEqualTo("early");
+        assertThat(shuffle.path("consumers").asText()).isEqualTo("waves");
         for (String hybrid : new String[] {"hybrid-full", "hybrid-selective"}) {
             JsonNode system = shuffle.path(hybrid);
             assertThat(system.path("files").asLong()).as(hybrid).isGreaterThanOrEqualTo(4);
@@ -96,7 +96,7 @@ class ReportCommandTest {
                 .isEqualTo(1.0);
         assertThat(out)
                 .contains("shuffle: P = 4 producers")
-                .contains("early hybrid consumers")
+                .contains("waves hybrid consumers")
                 .contains("hybrid-selective");
     }
 

@@ -169,6 +169,33 @@ class ShuffleThroughputTest {
         }
     }
 
+    /**
+     * Pacing is an upper bound on the producers' rate: 4 MB at 20 MB/s cannot be written in less
+     * than about 0.2 s (the last 255 records of a producer are not paced: 5 %). Unpaced, the same
+     * run writes at hundreds of MB/s, so the bound fails if pacing is lost.
+     */
+    @ParameterizedTest
+    @CsvSource({"SORT", "HYBRID_SELECTIVE"})
+    void run_pacedProducers_writeNoFasterThanThePace(Kind kind) throws Exception {
+        ShuffleThroughput.Settings base = hybrid(Consumers.EARLY);
+        ShuffleThroughput.Settings paced =
+                new ShuffleThroughput.Settings(
+                        base.parallelism(),
+                        4_000_000,
+                        base.recordBytes(),
+                        base.slots(),
+                        base.options(),
+                        dir,
+                        EnumSet.of(kind),
+                        Consumers.EARLY,
+                        20_000_000);
+
+        Throughput t = ShuffleThroughput.run(paced, kind);
+
+        assertThat(t.failure()).isNull();
+        assertThat(t.writeMbPerSecond()).isPositive().isLessThanOrEqualTo(20 * 1.05);
+    }
+
     @Test
     void measure_hashBeyondMemory_isNotRunAndSaysWhatItNeeds() throws Exception {
         ShuffleThroughput.Settings settings = settings(100, 400, dir);
