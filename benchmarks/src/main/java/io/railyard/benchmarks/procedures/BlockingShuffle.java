@@ -1,7 +1,5 @@
 package io.railyard.benchmarks.procedures;
 
-import static com.google.common.base.Preconditions.checkState;
-
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
@@ -47,12 +45,7 @@ final class BlockingShuffle {
                 start = System.nanoTime();
                 long read = consume(worker, partitions, slots);
                 double readRate = ShuffleThroughput.mbPerSecond(read, System.nanoTime() - start);
-                checkState(
-                        read == settings.bytes(),
-                        "%s: consumers read %s bytes of records, producers wrote %s",
-                        kind.key(),
-                        read,
-                        settings.bytes());
+                ShuffleTasks.checkAllRead(kind, read, settings.bytes());
                 for (BlockingPartition partition : partitions) {
                     partition.release();
                 }

@@ -1,7 +1,5 @@
 package io.railyard.benchmarks.procedures;
 
-import static com.google.common.base.Preconditions.checkState;
-
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
@@ -184,12 +182,7 @@ final class HybridShuffle {
             read += drain.readBytes();
             lastEnd = Math.max(lastEnd, drain.endNanos());
         }
-        checkState(
-                read == settings.bytes(),
-                "%s: consumers read %s bytes of records, producers wrote %s",
-                kind.key(),
-                read,
-                settings.bytes());
+        ShuffleTasks.checkAllRead(kind, read, settings.bytes());
         long files = 0;
         for (HybridPartition partition : all()) {
             for (Path file : partition.files()) {

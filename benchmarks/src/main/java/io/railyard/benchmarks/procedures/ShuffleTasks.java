@@ -1,5 +1,7 @@
 package io.railyard.benchmarks.procedures;
 
+import static com.google.common.base.Preconditions.checkState;
+
 import io.railyard.shuffle.partition.ResultPartitionWriter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -65,6 +67,20 @@ final class ShuffleTasks {
             record.limit(offset + length).position(offset);
             writer.emit(record, target++ % n);
         }
+    }
+
+    /**
+     * Fails if consumers of {@code kind} did not read exactly the {@code written} record bytes.
+     *
+     * @throws IllegalStateException naming both counts (a bug)
+     */
+    static void checkAllRead(ShuffleThroughput.Kind kind, long read, long written) {
+        checkState(
+                read == written,
+                "%s: consumers read %s bytes of records, producers wrote %s",
+                kind.key(),
+                read,
+                written);
     }
 
     /**
