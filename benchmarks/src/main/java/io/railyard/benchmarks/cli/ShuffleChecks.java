@@ -1,14 +1,13 @@
 package io.railyard.benchmarks.cli;
 
-import com.sun.management.HotSpotDiagnosticMXBean;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.shuffle.buffer.NetworkBufferPool;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -204,21 +203,8 @@ final class ShuffleChecks {
                         OneLine.of(value)));
     }
 
-    /**
-     * The most direct memory this JVM may allocate: {@code -XX:MaxDirectMemorySize}, which defaults
-     * to the maximum heap.
-     */
-    static long maxDirectMemoryBytes() {
-        String value =
-                ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-                        .getVMOption("MaxDirectMemorySize")
-                        .getValue();
-        long bytes = Long.parseLong(value);
-        return bytes > 0 ? bytes : Runtime.getRuntime().maxMemory();
-    }
-
     private static void checkDirectMemory(CommandSpec spec, Names names, long memoryMib) {
-        long limit = maxDirectMemoryBytes();
+        long limit = NetworkBufferPool.directMemoryLimitBytes();
         if (memoryMib << 20 > limit) {
             throw OptionChecks.usage(
                     spec,

@@ -499,9 +499,7 @@ public final class ShuffleThroughput {
      * compression (as {@link ShuffleWorker#createHybridPartition} takes them). O(1).
      */
     public static int hybridWriterPages(ShuffleOptions options) {
-        return options.sortBufferPages()
-                + 1
-                + (options.compression() == ShuffleOptions.Compression.NONE ? 0 : 1);
+        return ShuffleMemory.hybridWriterPages(options);
     }
 
     /**

@@ -70,6 +70,15 @@ public final class NetworkBufferPool implements AutoCloseable {
     private boolean closed;
 
     /**
+     * The most direct memory this JVM may allocate, which bounds {@value
+     * ShuffleOptions#TOTAL_MEMORY_KEY}: {@code -XX:MaxDirectMemorySize}, or the heap limit when it
+     * is unset; {@link Long#MAX_VALUE} when the JVM does not say (allocation then decides). O(1).
+     */
+    public static long directMemoryLimitBytes() {
+        return DirectMemory.current().limitBytes();
+    }
+
+    /**
      * A pool of {@code options.totalPages()} pages of {@code options.pageSizeBytes()}, allocated
      * now as off-heap memory, in chunks of at most 1 GiB.
      *

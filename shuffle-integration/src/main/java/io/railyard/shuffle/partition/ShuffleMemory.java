@@ -38,6 +38,14 @@ public final class ShuffleMemory {
         return HashPartitionWriter.pagesNeeded(options, numSubpartitions);
     }
 
+    /**
+     * Pages of one hybrid partition writer, whatever its number of subpartitions: sort buffer + 1,
+     * + 1 with compression. The regions it keeps in memory are borrowed beyond this.
+     */
+    public static int hybridWriterPages(ShuffleOptions options) {
+        return HybridPartitionWriter.pagesNeeded(options);
+    }
+
     /** Pages of one input gate: {@value ShuffleOptions#GATE_PAGES_KEY}. */
     public static int gatePages(ShuffleOptions options) {
         return options.gatePages();
