@@ -89,6 +89,23 @@ final class HybridReader {
      */
     Where read(FrameCodec codec, ReadStaging staging, FrameContext context, FrameSink sink)
             throws IOException {
+        return read(codec, staging, context, sink, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #read(FrameCodec, ReadStaging, FrameContext, FrameSink)}, reading at most about
+     * {@code diskBudget} bytes from the file (what the sink can take: the channel's credit), and at
+     * least a page per read so that a frame always fits: frames the sink refuses are read again on
+     * the next turn, so reading far beyond the credit would read them twice.
+     */
+    Where read(
+            FrameCodec codec,
+            ReadStaging staging,
+            FrameContext context,
+            FrameSink sink,
+            long diskBudget)
+            throws IOException {
+        long budget = diskBudget;
         while (true) {
             Where where = partition.locate(this);
             if (where == Where.WAIT || where == Where.END) {
@@ -102,9 +119,12 @@ final class HybridReader {
                 refused =
                         fromMemory
                                 ? !readMemory(codec, context, sink)
-                                : !readDisk(codec, staging, context, sink);
+                                : !readDisk(codec, staging, context, sink, budget);
             } finally {
                 partition.consumed(this, took, fromMemory);
+            }
+            if (!fromMemory) {
+                budget -= took;
             }
             if (refused && took < wanted) {
                 return where;
@@ -156,10 +176,15 @@ final class HybridReader {
 
     /** Frames out of one read of the file; false if the sink refused one. */
     private boolean readDisk(
-            FrameCodec codec, ReadStaging staging, FrameContext context, FrameSink sink)
+            FrameCodec codec,
+            ReadStaging staging,
+            FrameContext context,
+            FrameSink sink,
+            long budget)
             throws IOException {
         FileChannel channel = java.util.Objects.requireNonNull(file);
-        int length = (int) Math.min(left, staging.capacity());
+        long wanted = Math.max(budget, staging.pageSize());
+        int length = (int) Math.min(left, Math.min(staging.capacity(), wanted));
         int got;
         try {
             got = staging.read(channel, position, length);

@@ -291,7 +291,8 @@ final class IoScheduler implements AutoCloseable {
                 channel.hybrid = reader;
                 channel.sink = sink;
             }
-            HybridReader.Where where = reader.read(codec, staging, context, sink);
+            HybridReader.Where where =
+                    reader.read(codec, staging, context, sink, (long) channel.credit * pageSize);
             if (where == HybridReader.Where.END) {
                 finish(channel, true);
             }

@@ -28,6 +28,10 @@ final class ReadStaging {
     }
 
     /** Bytes one read can fill. */
+    int pageSize() {
+        return pageSize;
+    }
+
     long capacity() {
         return (long) pages.length * pageSize;
     }
