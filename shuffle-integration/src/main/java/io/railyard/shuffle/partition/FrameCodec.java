@@ -151,13 +151,16 @@ final class FrameCodec {
      * Opens the frame whose header {@code header} views (checked by {@link #frameLength}) and whose
      * stored payload is {@code stored[position, limit)}: verifies the checksum, then copies or
      * decompresses the payload into {@code destination} (flipped to the payload). Consumes {@code
-     * stored}; leaves the header's buffer cleared.
+     * stored}; leaves the header's buffer cleared. The header and the payload may share one buffer
+     * (a frame in a page).
      */
     void open(FrameHeader header, ByteBuffer stored, ByteBuffer destination, FrameContext at)
             throws CorruptPartitionFileException {
+        int storedStart = stored.position();
+        int storedEnd = stored.limit();
         crc.reset();
         header.updateChecksum(crc);
-        int storedStart = stored.position();
+        stored.limit(storedEnd).position(storedStart);
         crc.update(stored);
         if ((int) crc.getValue() != header.crc()) {
             throw at.corrupt("frame checksum mismatch");

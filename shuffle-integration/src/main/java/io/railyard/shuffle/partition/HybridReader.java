@@ -41,10 +41,7 @@ final class HybridReader {
 
     final HybridPartition partition;
     final int subpartition;
-    // A frame header read from memory is copied out first: the codec's checksum moves the
-    // header's buffer, which for a page would be the payload's buffer too.
-    private final ByteBuffer headerBytes = ByteBuffer.allocate(FrameHeader.BYTES);
-    private final FrameHeader memoryHeader = new FrameHeader().wrap(headerBytes, 0);
+    private final FrameHeader memoryHeader = new FrameHeader();
     private @Nullable Runnable waker;
 
     // The cursor; written by the partition under its lock.
@@ -148,8 +145,7 @@ final class HybridReader {
             ByteBuffer buffer = pages[page].buffer();
             int inPage = at - starts[page];
             context.at(partition.name(), partition.dataFile(), at).inMemory(region.index);
-            headerBytes.put(0, buffer, inPage, FrameHeader.BYTES);
-            FrameHeader header = memoryHeader;
+            FrameHeader header = memoryHeader.wrap(buffer, inPage);
             int frameLength = codec.frameLength(header, context);
             if (frameLength > end - at || inPage + frameLength > starts[page + 1] - starts[page]) {
                 throw context.corrupt(
