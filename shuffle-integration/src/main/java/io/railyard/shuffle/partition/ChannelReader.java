@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
  * One input channel of a gate: a cursor over the sections of one subpartition of one partition (for
  * a blocking partition: region, byte offset, bytes left in the section, next frame number of its
  * lane and of the broadcast lane; for a hybrid one: its {@link HybridReader}). Cursor fields belong
- * to the IO thread; {@code scheduled} is guarded by the scheduler's lock; {@code credit}, {@code
- * wanting}, {@code inService} and {@code dataArrived} by the gate.
+ * to the IO thread; {@code scheduled} is guarded by the scheduler's lock; {@code wanting}, {@code
+ * inService} and {@code dataArrived} by the gate.
  */
 final class ChannelReader {
     final InputGate gate;
@@ -19,8 +19,8 @@ final class ChannelReader {
     boolean started;
     volatile boolean done;
 
-    /** Pages the gate reserved for this channel's current turn; guarded by the gate. */
-    int credit;
+    /** Bytes worth reading for it this turn (its gate's {@link InputGate#turnBytes()}). */
+    long turnBytes;
 
     /** Whether it waits in its gate's FIFO for a turn; guarded by the gate. */
     boolean wanting;

@@ -21,16 +21,23 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Memory: the gate is one buffer-pool owner guaranteed {@code shuffle.read.gate-pages} pages
  *       whatever its number of channels, and never holds more.
- *   <li>Credit: channels that want data wait in a FIFO; the gate hands one to the IO scheduler only
- *       with a credit of up to {@value #MAX_CHANNEL_CREDIT} pages reserved out of its free pages,
- *       and takes back what the read did not use. So the IO thread never waits for, nor is refused,
- *       a page; channels are served round-robin; and every page is either queued for the consumer,
- *       held by it, or reserved for a read in flight: a consumer that recycles what it polls never
- *       waits for memory, in any consumption order. A consumer that holds buffers of every channel
- *       at once (a merge) needs gate pages ≥ channels.
+ *   <li>Turns: channels that want data wait in a FIFO; the gate hands them to the IO scheduler
+ *       while it has a free page and fewer channels in service than pages. Before reading for a
+ *       channel the IO thread asks the gate how much it can take now ({@link #turnBytes()}: the
+ *       room left in its pages, at most {@value #MAX_CHANNEL_CREDIT} pages), and reads no more.
+ *       Nothing is reserved per channel: a gate of 1,000 channels whose sections are 1 KiB keeps
+ *       most of its channels in service at once, so the IO thread can serve the same file for many
+ *       gates in one read (it also gives a waiting channel of another gate its turn early when that
+ *       gate has room). So the IO thread never waits for a page; channels are served round-robin;
+ *       every page is either queued for the consumer or held by it: a consumer that recycles what
+ *       it polls never waits for memory, in any consumption order. A consumer that holds buffers of
+ *       every channel at once (a merge) needs gate pages ≥ channels.
+ *   <li>Batching: what the IO thread decodes for a gate during one round is handed over at its end
+ *       in one lock with at most one wake-up ({@link #publish}), and {@link #poll()} takes every
+ *       published buffer in one lock, so neither side pays a lock or a wake-up per buffer.
  *   <li>Packing: small buffers of any channels are slices of the gate's current page; a new page is
- *       taken only out of a channel's credit, and a page goes back to the pool when its last slice
- *       is recycled.
+ *       taken only while the gate holds fewer than its pages, and a page goes back to the pool when
+ *       its last slice is recycled.
  * </ul>
  *
  * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
@@ -45,17 +52,27 @@ public final class InputGate implements AutoCloseable {
     private final IoScheduler scheduler;
     private final Consumer<InputGate> onClose;
     private final int capacity;
-    private final int maxCredit;
+    private final long maxTurnBytes;
+    private final int maxInService;
     private final int pageSize;
-    private @Nullable SharedPage filling;
+    // Written under the gate's lock; read without it by turnBytes() (on the IO thread, which is
+    // the only one that fills it).
+    private volatile @Nullable SharedPage filling;
     private final List<ChannelReader> channels;
-    private final ArrayDeque<Buffer> queue = new ArrayDeque<>();
+    // Published buffers; poll swaps the whole queue with the consumer's empty batch at once.
+    private ArrayDeque<Buffer> queue = new ArrayDeque<>();
+    // Confined to the consumer: buffers taken from the queue in one lock, returned one by one.
+    private ArrayDeque<Buffer> taken = new ArrayDeque<>();
+    // Confined to the IO thread: what it decoded for this gate this round, and the channels that
+    // ended; published together by publish(), with one lock and at most one wake-up.
+    private final ArrayList<Buffer> decoded = new ArrayList<>();
+    private int channelsEnded;
     private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
     private CompletableFuture<Void> availability = new CompletableFuture<>();
-    private @Nullable PartitionLostException failure;
-    private int reserved;
+    private volatile @Nullable PartitionLostException failure;
+    private int inService;
     private int finishedChannels;
-    private boolean closed;
+    private volatile boolean closed;
 
     InputGate(
             String name,
@@ -72,7 +89,9 @@ public final class InputGate implements AutoCloseable {
         this.pageSize = scheduler.pageSize();
         // Many channels: one page each per turn (sections are small), so more of them can be in
         // flight at once and joined into shared reads; few channels: deeper read-ahead.
-        this.maxCredit = partitions.size() * MAX_CHANNEL_CREDIT > capacity ? 1 : MAX_CHANNEL_CREDIT;
+        int turnPages = partitions.size() * MAX_CHANNEL_CREDIT > capacity ? 1 : MAX_CHANNEL_CREDIT;
+        this.maxTurnBytes = (long) turnPages * pageSize;
+        this.maxInService = Math.max(1, Math.min(capacity, 16));
         this.channels = new ArrayList<>(partitions.size());
         for (int i = 0; i < partitions.size(); i++) {
             ChannelReader channel = new ChannelReader(this, i, partitions.get(i), subpartition);
@@ -95,24 +114,36 @@ public final class InputGate implements AutoCloseable {
     }
 
     /**
-     * The next buffer from any channel, or null if none is ready yet. O(1). Allocates nothing when
-     * it returns a buffer; a call that finds the queue empty after {@link #availability()} had
+     * The next buffer from any channel, or null if none is ready yet. O(1). Takes every buffer
+     * published so far in one lock and returns them one by one without locking. Allocates nothing
+     * when it returns a buffer; a call that finds nothing after {@link #availability()} had
      * completed allocates the next availability future (once per such transition, not per call).
      *
      * @throws PartitionLostException if a channel's partition is lost, released or corrupt
      */
-    public synchronized @Nullable Buffer poll() throws PartitionLostException {
+    public @Nullable Buffer poll() throws PartitionLostException {
+        PartitionLostException failed = failure;
+        if (failed != null) {
+            throw failed;
+        }
+        Buffer next = taken.poll();
+        return next != null ? next : takePublished();
+    }
+
+    private synchronized @Nullable Buffer takePublished() throws PartitionLostException {
         if (failure != null) {
             throw failure;
         }
-        Buffer next = queue.poll();
-        if (next == null) {
+        if (queue.isEmpty()) {
             if (availability.isDone() && !isFinishedLocked()) {
                 availability = new CompletableFuture<>();
             }
             return null;
         }
-        return next;
+        ArrayDeque<Buffer> published = queue;
+        queue = taken;
+        taken = published;
+        return taken.poll();
     }
 
     /** A future completed when {@link #poll()} may return a buffer, the gate ends, or fails. */
@@ -121,8 +152,13 @@ public final class InputGate implements AutoCloseable {
     }
 
     /** Whether every channel ended and every buffer was polled. */
-    public synchronized boolean isFinished() {
-        return isFinishedLocked();
+    public boolean isFinished() {
+        if (!taken.isEmpty()) {
+            return false;
+        }
+        synchronized (this) {
+            return isFinishedLocked();
+        }
     }
 
     /** Pages this gate holds (queued and polled-but-not-recycled). */
@@ -143,7 +179,9 @@ public final class InputGate implements AutoCloseable {
             }
             closed = true;
             drop = new ArrayList<>(queue);
+            drop.addAll(taken);
             queue.clear();
+            taken.clear();
             wanting.clear();
             availability.complete(null);
         }
@@ -176,26 +214,46 @@ public final class InputGate implements AutoCloseable {
      * IO thread then serves it and calls {@link #served}).
      */
     synchronized boolean tryDispatchNow(ChannelReader channel) {
-        if (closed || failure != null || !channel.wanting) {
-            return false;
-        }
-        int free = capacity - owner.pagesInUse() - reserved;
-        if (free <= 0) {
+        if (closed || failure != null || !channel.wanting || roomLocked() == 0) {
             return false;
         }
         channel.wanting = false; // its entry in the FIFO is skipped
         channel.inService = true;
-        channel.credit = Math.min(maxCredit, free);
-        reserved += channel.credit;
+        inService++;
         return true;
+    }
+
+    /**
+     * Called by the IO thread before it reads for one of this gate's channels: the bytes worth
+     * reading for it now, at most {@link #MAX_CHANNEL_CREDIT} pages (one page when the gate has
+     * more channels than that many pages each) and at most what the gate can take — the room in its
+     * current page plus its free pages. Only the IO thread takes room, and it serves one channel of
+     * a gate at a time, so the room does not shrink before the channel's frames are taken (a frame
+     * that does not fit the rest of a page may still be refused: it is read again at the channel's
+     * next turn). Takes no lock: the consumer only frees room meanwhile, so a stale view errs by a
+     * refused frame at most, and {@link #tryTake} decides under the lock.
+     */
+    long turnBytes() {
+        if (closed || failure != null) {
+            return 0;
+        }
+        return Math.min(maxTurnBytes, roomLocked());
+    }
+
+    /** The room in the current page plus the free pages; exact under the lock. */
+    private long roomLocked() {
+        SharedPage fill = filling;
+        long free = Math.max(0, capacity - owner.pagesInUse());
+        return free * pageSize + (fill == null ? 0 : pageSize - fill.used);
     }
 
     /**
      * Called by the IO thread: room for the channel's next buffer of {@code bytes}, as a buffer not
      * yet queued. Small buffers of any channels are packed into the gate's current page; a new page
-     * comes out of the channel's credit. Null if the gate closed or failed, or the channel's credit
-     * is spent (or, rarely, the pool is short: the channel then waits its next turn). Allocates the
-     * buffer and its slice of the page, and a {@link SharedPage} when it starts a new page.
+     * is taken while the gate holds fewer than its pages. Null if the gate closed or failed or has
+     * no room for it (or, rarely, the pool is short): the channel then waits its next turn.
+     * Allocates the buffer and its slice of the page, and a {@link SharedPage} when it starts a new
+     * page.
      */
     synchronized @Nullable Buffer tryTake(ChannelReader channel, int bytes) {
         if (closed || failure != null) {
@@ -203,15 +261,13 @@ public final class InputGate implements AutoCloseable {
         }
         SharedPage fill = filling;
         if (fill == null || pageSize - fill.used < bytes) {
-            if (channel.credit <= 0) {
+            if (owner.pagesInUse() >= capacity) {
                 return null;
             }
             Page page = owner.tryRequest();
             if (page == null) {
                 return null;
             }
-            channel.credit--;
-            reserved--;
             filling = new SharedPage(page);
             if (fill != null && fill.slices == 0) {
                 owner.recycle(fill.page); // nothing of it is out
@@ -225,13 +281,14 @@ public final class InputGate implements AutoCloseable {
     }
 
     /**
-     * Called by the IO thread after serving {@code channel}: its unused credit comes back, and it
-     * queues again for its next turn if it has more data.
+     * Called by the IO thread after serving {@code channel}: it leaves service, and queues again
+     * for its next turn if it has more data.
      */
     synchronized void served(ChannelReader channel, boolean wantsMore) {
-        reserved -= channel.credit;
-        channel.credit = 0;
-        channel.inService = false;
+        if (channel.inService) {
+            channel.inService = false;
+            inService--;
+        }
         boolean again = wantsMore || channel.dataArrived;
         channel.dataArrived = false;
         if (again && !closed && failure == null && !channel.done) {
@@ -264,43 +321,74 @@ public final class InputGate implements AutoCloseable {
         return closed || failure != null;
     }
 
-    /** Hands waiting channels to the scheduler while free pages can back their credit. */
+    /**
+     * Hands waiting channels to the scheduler while the gate has a free page (room for any frame)
+     * and fewer channels in service than it has pages.
+     */
     private void dispatchLocked() {
-        while (!closed && failure == null && !wanting.isEmpty()) {
-            int free = capacity - owner.pagesInUse() - reserved;
-            if (free <= 0) {
-                return;
-            }
+        while (!closed
+                && failure == null
+                && !wanting.isEmpty()
+                && inService < maxInService
+                && owner.pagesInUse() < capacity) {
             ChannelReader channel = wanting.poll();
             if (!channel.wanting) {
                 continue; // served out of order meanwhile
             }
             channel.wanting = false;
             channel.inService = true;
-            channel.credit = Math.min(maxCredit, free);
-            reserved += channel.credit;
+            inService++;
             scheduler.ready(channel);
         }
     }
 
-    /** Called by the IO thread: {@code buffer} (from {@link #tryTake}) holds decoded data. */
-    void deliver(Buffer buffer) {
-        synchronized (this) {
-            if (!closed) {
-                queue.add(buffer);
-                availability.complete(null);
-                return;
-            }
-        }
-        release(buffer.shared);
+    /**
+     * Called by the IO thread: {@code buffer} (from {@link #tryTake}) holds decoded data; the
+     * consumer sees it at the next {@link #publish}. No lock. True if the gate had nothing to
+     * publish before (the caller then publishes it once it is done with the gate for now).
+     */
+    boolean deliver(Buffer buffer) {
+        decoded.add(buffer);
+        return decoded.size() == 1 && channelsEnded == 0;
     }
 
-    /** Called by the IO thread: {@code channel} has no more data. */
-    synchronized void channelFinished(ChannelReader channel) {
-        finishedChannels++;
-        if (isFinishedLocked()) {
-            availability.complete(null);
+    /**
+     * Called by the IO thread: {@code channel} has no more data, which the consumer sees at the
+     * next {@link #publish} (after the channel's last buffers). True as {@link #deliver}.
+     */
+    boolean channelFinished(ChannelReader channel) {
+        channelsEnded++;
+        return decoded.isEmpty() && channelsEnded == 1;
+    }
+
+    /**
+     * Called by the IO thread: hands everything it delivered since the last call to the consumer in
+     * one lock, waking it at most once; true if it handed over buffers. O(buffers); allocates
+     * nothing.
+     */
+    boolean publish() {
+        boolean drop;
+        synchronized (this) {
+            drop = closed;
+            if (!drop) {
+                for (int i = 0; i < decoded.size(); i++) {
+                    queue.add(decoded.get(i));
+                }
+            }
+            finishedChannels += channelsEnded;
+            if (!decoded.isEmpty() || isFinishedLocked()) {
+                availability.complete(null);
+            }
         }
+        if (drop) {
+            for (int i = 0; i < decoded.size(); i++) {
+                release(decoded.get(i).shared);
+            }
+        }
+        boolean handed = !decoded.isEmpty();
+        decoded.clear();
+        channelsEnded = 0;
+        return handed;
     }
 
     /** Called by the IO thread: the gate fails with {@code cause}. */
@@ -325,7 +413,7 @@ public final class InputGate implements AutoCloseable {
             shared.slices--;
             if (shared.slices == 0) {
                 if (shared == filling) {
-                    filling = null; // an idle page would hold credit other channels need
+                    filling = null; // an idle page would hold room other gates' pages need
                 }
                 owner.recycle(shared.page);
             }

@@ -29,8 +29,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Fair shares: each round serves every file with waiting channels once, at most {@code
  *       shuffle.read.batch-pages} pages of reads per file.
  *   <li>Memory: the read staging area ({@code read.batch-pages} pages plus one scratch page) is
- *       taken from the buffer pool once; decoded buffers come from each gate's own pages, within
- *       the credit the gate gave the channel, so the IO thread never waits for memory.
+ *       taken from the buffer pool once; decoded buffers come from each gate's own pages, and a
+ *       channel's read is cut to the room its gate has, so the IO thread never waits for memory.
+ *   <li>Hand-off: what a round decodes for a gate reaches its consumer at the end of the round, in
+ *       one lock and one wake-up per gate, not per buffer.
  *   <li>A frame cut by the end of a read is read again next round; a frame cut by the end of the
  *       file is a truncated file.
  *   <li>Failures (missing file, release, checksum, index) fail the channel's gate only.
@@ -45,6 +47,8 @@ final class IoScheduler implements AutoCloseable {
     private final List<ChannelReader> ready = new ArrayList<>();
     private final List<Runnable> tasks = new ArrayList<>();
     private final Map<Path, ReadFile> files = new HashMap<>();
+    // Gates given buffers or ended channels this round: published once at its end.
+    private final List<InputGate> touched = new ArrayList<>();
     private final BufferOwner owner;
     private final List<Page> stagingPages;
     private final ReadStaging staging;
@@ -55,6 +59,7 @@ final class IoScheduler implements AutoCloseable {
     private final AtomicLong bytesRead = new AtomicLong();
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong sections = new AtomicLong();
+    private final AtomicLong handOffs = new AtomicLong();
     private final Thread thread;
     private boolean closing;
     private int roundStart;
@@ -97,6 +102,11 @@ final class IoScheduler implements AutoCloseable {
     /** Channel sections served by those reads (more than reads when runs were merged). */
     long channelReads() {
         return sections.get();
+    }
+
+    /** Rounds' hand-offs of decoded buffers to gates (one lock, at most one wake-up each). */
+    long handOffs() {
+        return handOffs.get();
     }
 
     /** Asks the IO thread to read for {@code channel}. Thread-safe. */
@@ -214,9 +224,21 @@ final class IoScheduler implements AutoCloseable {
                                     channel.partition.name(), "IO scheduler failure: " + e, e));
                     finish(channel, false);
                 }
+            } finally {
+                publishTouched();
             }
             round.clear();
         }
+    }
+
+    /** Hands each gate what the round decoded for it: one lock and one wake-up per gate. */
+    private void publishTouched() {
+        int handed = 0;
+        for (int i = 0; i < touched.size(); i++) {
+            handed += touched.get(i).publish() ? 1 : 0;
+        }
+        touched.clear();
+        handOffs.addAndGet(handed);
     }
 
     private static void runJobs(List<Runnable> jobs) {
@@ -292,7 +314,7 @@ final class IoScheduler implements AutoCloseable {
                 channel.sink = sink;
             }
             HybridReader.Where where =
-                    reader.read(codec, staging, context, sink, (long) channel.credit * pageSize);
+                    reader.read(codec, staging, context, sink, channel.gate.turnBytes());
             if (where == HybridReader.Where.END) {
                 finish(channel, true);
             }
@@ -306,7 +328,7 @@ final class IoScheduler implements AutoCloseable {
 
     /**
      * Decodes one checked frame into a buffer of the channel's gate and queues it; false if the
-     * gate has no room for it now (the channel's credit is spent).
+     * gate has no room for it now.
      */
     private boolean deliverFrame(
             ChannelReader channel, FrameHeader header, ByteBuffer stored, FrameContext at)
@@ -321,7 +343,9 @@ final class IoScheduler implements AutoCloseable {
             buffer.discard();
             throw e;
         }
-        channel.gate.deliver(buffer);
+        if (channel.gate.deliver(buffer)) {
+            touched.add(channel.gate);
+        }
         return true;
     }
 
@@ -384,14 +408,17 @@ final class IoScheduler implements AutoCloseable {
                 lock.unlock();
             }
         }
-        if (endOfData) {
-            channel.gate.channelFinished(channel);
+        if (endOfData && channel.gate.channelFinished(channel)) {
+            touched.add(channel.gate);
         }
     }
 
     private void serveFile(ReadFile file, List<ChannelReader> channels) {
         if (file.partition instanceof SortPartition) {
             joinWaitingReaders(file, channels);
+        }
+        for (ChannelReader channel : channels) {
+            channel.turnBytes = channel.gate.turnBytes();
         }
         channels.sort(Comparator.comparingLong(c -> c.offset));
         long budget = budgetBytes;
@@ -409,8 +436,10 @@ final class IoScheduler implements AutoCloseable {
                 end++;
             }
             long length = Math.min(runEnd - runStart, budget);
-            budget -= length;
-            readRun(file, channels.subList(i, end), runStart, (int) length);
+            if (length > 0) { // else every gate of the run is full: they wait for room
+                budget -= length;
+                readRun(file, channels.subList(i, end), runStart, (int) length);
+            }
             i = end;
         }
         for (ChannelReader channel : channels) {
@@ -443,9 +472,9 @@ final class IoScheduler implements AutoCloseable {
         }
     }
 
-    /** Bytes worth reading for a channel this round: its credit in pages, within its section. */
+    /** Bytes worth reading for a channel this round: what its gate can take, within its section. */
     private long want(ChannelReader channel) {
-        return Math.min(channel.remaining, (long) channel.credit * pageSize);
+        return Math.min(channel.remaining, channel.turnBytes);
     }
 
     private void readRun(ReadFile file, List<ChannelReader> run, long start, int length) {
@@ -483,7 +512,7 @@ final class IoScheduler implements AutoCloseable {
 
     /**
      * Slices the channel's frames out of the staging area ({@code got} bytes read from {@code
-     * start}); stops at the end of what was read or of its credit.
+     * start}); stops at the end of what was read or of what its gate can take.
      */
     private void slice(ReadFile file, ChannelReader channel, long start, int got, boolean eof)
             throws IOException {

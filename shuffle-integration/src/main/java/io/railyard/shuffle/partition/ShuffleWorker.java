@@ -243,6 +243,11 @@ public final class ShuffleWorker implements AutoCloseable {
         return gate;
     }
 
+    /** The IO thread's scheduler (tests park it to order a round). */
+    IoScheduler ioScheduler() {
+        return scheduler;
+    }
+
     /**
      * What the worker did so far: files, bytes written and read, reads, pages in use, files open,
      * files it could not delete.
@@ -254,6 +259,7 @@ public final class ShuffleWorker implements AutoCloseable {
                 scheduler.bytesRead(),
                 scheduler.reads(),
                 scheduler.channelReads(),
+                scheduler.handOffs(),
                 pool.pagesInUse(),
                 scheduler.openFiles(),
                 leftovers.count());
@@ -316,6 +322,8 @@ public final class ShuffleWorker implements AutoCloseable {
      * @param reads read calls of the IO thread
      * @param channelReads channel sections those calls served (above {@code reads} when adjacent
      *     sections of several consumers were merged into one read)
+     * @param handOffs times the IO thread handed a gate the buffers it decoded for it in a round
+     *     (each in one lock and at most one wake-up of the consumer)
      * @param pagesInUse network pages held now
      * @param filesOpenForRead files the IO thread holds open now
      * @param filesNotDeleted partition files a failed or abandoned writer could not delete, not
@@ -327,6 +335,7 @@ public final class ShuffleWorker implements AutoCloseable {
             long bytesRead,
             long reads,
             long channelReads,
+            long handOffs,
             int pagesInUse,
             int filesOpenForRead,
             int filesNotDeleted) {}
