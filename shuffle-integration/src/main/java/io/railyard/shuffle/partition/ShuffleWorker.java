@@ -83,7 +83,7 @@ public final class ShuffleWorker implements AutoCloseable {
 
     /**
      * A sort-based partition writer for {@code numSubpartitions} consumers; takes {@code
-     * sort-buffer-pages + write-batch-pages + 1 [+ 1]} pages and creates two files.
+     * sort-buffer-pages + write-batch-pages + 1 [+ 1]} pages and creates one file.
      *
      * @param name letters, digits, '.', '_' and '-', 1 to 128 characters, unique in this worker
      */
@@ -99,14 +99,11 @@ public final class ShuffleWorker implements AutoCloseable {
                         null);
         List<Page> taken = takePages(owner, pages);
         Path data = directory.resolve(name + ".data");
-        Path index = directory.resolve(name + ".index");
-        List<Path> created = new ArrayList<>(2);
-        FileChannel[] channels = new FileChannel[2];
+        List<Path> created = new ArrayList<>(1);
+        FileChannel[] channels = new FileChannel[1];
         try {
             FileChannel dataChannel = create(data, created);
             channels[0] = dataChannel;
-            FileChannel indexChannel = create(index, created);
-            channels[1] = indexChannel;
             return new SortPartitionWriter(
                     name,
                     numSubpartitions,
@@ -114,9 +111,7 @@ public final class ShuffleWorker implements AutoCloseable {
                     owner,
                     taken,
                     data,
-                    index,
                     dataChannel,
-                    indexChannel,
                     bytesWritten,
                     leftovers);
         } catch (IOException | RuntimeException e) {

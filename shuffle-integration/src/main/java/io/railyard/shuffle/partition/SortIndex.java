@@ -4,13 +4,14 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * The index of a sort-based partition file: for each region, one {@link IndexEntry} per
- * subpartition, locating the subpartition's section of the data file (the entry's layout is named
- * there). The checksum covers the section's offset and length, the region and the subpartition, so
- * an entry that is corrupt or read from the wrong place is detected. Entry {@code (r, s)} is at
- * byte {@code (r × n + s) × 16}: one positioned read, no directory. A broadcast region has n equal
- * entries pointing at one section. Not thread-safe (one per writer, and one per partition used
- * under its lock); every method is O(1) and allocates nothing.
+ * The index of a sort-based partition file: for each region, a block of one {@link IndexEntry} per
+ * subpartition at the region's start, locating the subpartition's section in the same file (the
+ * entry's layout is named there). The checksum covers the section's offset and length, the region
+ * and the subpartition, so an entry that is corrupt or read from the wrong place is detected. Entry
+ * {@code (r, s)} is at byte {@code start(r) + s × 16}, where the partition keeps {@code start(r)}
+ * in memory: one positioned read. A broadcast region has n equal entries pointing at one section.
+ * Not thread-safe (one per writer, and one per partition used under its lock); every method is O(1)
+ * and allocates nothing.
  */
 final class SortIndex {
     /** Bytes the checksum covers: offset (8), length (4), region (4), subpartition (4). */
@@ -19,13 +20,6 @@ final class SortIndex {
     private final CRC32C crc = new CRC32C();
     private final ByteBuffer covered = ByteBuffer.allocate(COVERED_BYTES);
     private final IndexEntry appending = new IndexEntry();
-
-    /**
-     * Byte position of entry {@code (region, subpartition)} in a file of {@code n} subpartitions.
-     */
-    static long position(int region, int subpartition, int n) {
-        return ((long) region * n + subpartition) * IndexEntry.BYTES;
-    }
 
     /**
      * Appends the entry for {@code (region, subpartition)} at {@code target}'s position, which

@@ -3,45 +3,41 @@ package io.railyard.shuffle.partition;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A finished sort-based partition: one data file of regions, each region clustered by subpartition,
- * and one {@link SortIndex index} file. Thread-safe.
+ * A finished sort-based partition: one file of regions, each an index block of one {@link SortIndex
+ * entry} per subpartition followed by its sections, clustered by subpartition. The heap holds one
+ * offset per region (where its index block starts). Thread-safe.
  */
 final class SortPartition extends BlockingPartition {
     private static final int CACHE_BYTES = 64 * IndexEntry.BYTES;
 
     private final Path dataFile;
-    private final Path indexFile;
-    private final int regions;
+    private final long[] regionStarts;
     private final SortIndex index = new SortIndex();
     private final ByteBuffer cache = ByteBuffer.allocate(CACHE_BYTES);
     // A view into the cache, guarded (like the cache) by this partition's monitor.
     private final IndexEntry entry = new IndexEntry();
     private long cacheStart = -1;
-    private @Nullable FileChannel indexChannel;
     private @Nullable FileChannel dataChannel;
 
-    SortPartition(String name, int n, Path dataFile, Path indexFile, int regions, long dataBytes) {
+    SortPartition(String name, int n, Path dataFile, long[] regionStarts, long dataBytes) {
         super(name, n, dataBytes);
         this.dataFile = dataFile;
-        this.indexFile = indexFile;
-        this.regions = regions;
+        this.regionStarts = regionStarts;
     }
 
     @Override
     public List<Path> files() {
-        return List.of(dataFile, indexFile);
+        return List.of(dataFile);
     }
 
     @Override
     int regionCount() {
-        return regions;
+        return regionStarts.length;
     }
 
     @Override
@@ -52,7 +48,7 @@ final class SortPartition extends BlockingPartition {
     @Override
     synchronized void loadSection(ChannelReader channel, int region) throws IOException {
         int s = channel.subpartition();
-        long position = SortIndex.position(region, s, numSubpartitions());
+        long position = regionStarts[region] + (long) s * IndexEntry.BYTES;
         if (cacheStart < 0
                 || position < cacheStart
                 || position + IndexEntry.BYTES > cacheStart + cache.limit()) {
@@ -61,13 +57,13 @@ final class SortPartition extends BlockingPartition {
         entry.wrap(cache, (int) (position - cacheStart));
         if (!index.valid(entry, region, s)) {
             throw new CorruptPartitionFileException(
-                    name(), indexFile, position, "index entry checksum mismatch");
+                    name(), dataFile, position, "index entry checksum mismatch");
         }
         long offset = entry.sectionOffset();
         int length = entry.sectionLength();
         if (offset < 0 || length < 0 || offset + length > bytesOnDisk()) {
             throw new CorruptPartitionFileException(
-                    name(), indexFile, position, "index entry outside the data file");
+                    name(), dataFile, position, "index entry outside the data file");
         }
         channel.setSection(offset, length);
     }
@@ -77,7 +73,7 @@ final class SortPartition extends BlockingPartition {
      * the next subpartitions, which the consumers running beside this one ask for next.
      */
     private void fillCache(long position) throws IOException {
-        FileChannel file = indexChannel();
+        FileChannel file = openForRead(dataFile);
         cache.clear();
         while (cache.hasRemaining()) {
             if (file.read(cache, position + cache.position()) < 0) {
@@ -89,24 +85,8 @@ final class SortPartition extends BlockingPartition {
         if (cache.limit() < IndexEntry.BYTES) {
             cacheStart = -1;
             throw new CorruptPartitionFileException(
-                    name(), indexFile, position, "index entry past the end of the file");
+                    name(), dataFile, position, "index entry past the end of the file");
         }
-    }
-
-    private FileChannel indexChannel() throws IOException {
-        if (isReleased()) {
-            throw new PartitionLostException(name(), "the partition was released", null);
-        }
-        FileChannel file = indexChannel;
-        if (file == null) {
-            try {
-                file = FileChannel.open(indexFile, StandardOpenOption.READ);
-            } catch (NoSuchFileException e) {
-                throw new PartitionLostException(name(), "index file " + indexFile + " is gone", e);
-            }
-            indexChannel = file;
-        }
-        return file;
     }
 
     /** The one data channel, opened on first use and kept until release. */
@@ -129,18 +109,9 @@ final class SortPartition extends BlockingPartition {
     synchronized void closeReadChannels() {
         FileChannel data = dataChannel;
         dataChannel = null;
+        cacheStart = -1;
         if (data != null) {
             super.doneReading(data);
-        }
-        FileChannel file = indexChannel;
-        indexChannel = null;
-        cacheStart = -1;
-        if (file != null) {
-            try {
-                file.close();
-            } catch (IOException ignored) {
-                // Closing a read-only channel loses nothing.
-            }
         }
     }
 }

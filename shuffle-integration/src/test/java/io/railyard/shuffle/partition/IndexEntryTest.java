@@ -19,7 +19,6 @@ class IndexEntryTest {
         assertThat(IndexEntry.SECTION_LENGTH_FIELD_OFFSET).isEqualTo(8);
         assertThat(IndexEntry.CRC_FIELD_OFFSET).isEqualTo(12);
         assertThat(IndexEntry.BYTES).isEqualTo(16);
-        assertThat(SortIndex.position(3, 2, 10)).isEqualTo((3 * 10 + 2) * 16L);
     }
 
     @Test

@@ -101,7 +101,7 @@ class ShuffleFaultTest {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
                     ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
-            Path index = partition.files().get(1);
+            Path index = partition.files().get(0); // region 0's index block opens the file
             flip(index, 3); // entry (0, 0): its offset
             assertThat(readFailure(worker, partition, 0))
                     .isInstanceOf(CorruptPartitionFileException.class)
@@ -116,7 +116,7 @@ class ShuffleFaultTest {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
                     ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
-            Path index = partition.files().get(1);
+            Path index = partition.files().get(0); // region 0's index block opens the file
             try (FileChannel channel = FileChannel.open(index, StandardOpenOption.WRITE)) {
                 channel.truncate(IndexEntry.BYTES); // only entry (0, 0) is left
             }
@@ -132,7 +132,7 @@ class ShuffleFaultTest {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
                     ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
-            Path index = partition.files().get(1);
+            Path index = partition.files().get(0); // region 0's index block opens the file
             byte[] bytes = Files.readAllBytes(index);
             System.arraycopy(bytes, IndexEntry.BYTES, bytes, 0, IndexEntry.BYTES);
             Files.write(index, bytes);
