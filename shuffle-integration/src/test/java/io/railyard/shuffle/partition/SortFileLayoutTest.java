@@ -1,0 +1,70 @@
+package io.railyard.shuffle.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.ShuffleOptions.Compression;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sort partition's on-disk layout (ARCHITECTURE.md, "Sort-based partitions"): one file; each
+ * region opens with its index block of one entry per subpartition, whose entries locate the
+ * region's sections right after the block, back to back in subpartition order.
+ */
+class SortFileLayoutTest {
+    private static final int N = 3;
+
+    @TempDir Path dir;
+
+    @Test
+    void everyRegion_opensWithItsIndexBlock_andItsSectionsFollowIt() throws Exception {
+        ShuffleOptions options =
+                ShuffleOptions.builder()
+                        .pageSizeBytes(1024)
+                        .sortBufferPages(2)
+                        .compression(Compression.NONE)
+                        .totalPages(64)
+                        .build();
+        SortIndex checks = new SortIndex();
+        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+            BlockingPartition partition;
+            try (PartitionWriter writer = worker.createSortPartition("p", N)) {
+                for (int i = 0; i < 40; i++) { // 40 × 100 bytes: more than one 2 KiB buffer
+                    writer.emit(ByteBuffer.allocate(100), i % N);
+                }
+                partition = writer.finish();
+            }
+            try (var files = Files.list(dir)) {
+                assertThat(files.filter(f -> !f.getFileName().toString().startsWith(".")))
+                        .containsExactly(dir.resolve("p.data"));
+            }
+            assertThat(partition.files()).isEqualTo(List.of(dir.resolve("p.data")));
+            assertThat(partition.regionCount()).isGreaterThan(1);
+            ByteBuffer file = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("p.data")));
+            assertThat((long) file.capacity()).isEqualTo(partition.bytesOnDisk());
+            IndexEntry entry = new IndexEntry();
+            long regionStart = 0;
+            for (int region = 0; region < partition.regionCount(); region++) {
+                long next = regionStart + (long) N * IndexEntry.BYTES;
+                for (int s = 0; s < N; s++) {
+                    entry.wrap(file, (int) (regionStart + (long) s * IndexEntry.BYTES));
+                    assertThat(checks.valid(entry, region, s))
+                            .as("entry (%d, %d)", region, s)
+                            .isTrue();
+                    assertThat(entry.sectionOffset())
+                            .as("section (%d, %d)", region, s)
+                            .isEqualTo(next);
+                    next += entry.sectionLength();
+                }
+                regionStart = next;
+            }
+            assertThat(regionStart).as("the last region ends the file").isEqualTo(file.capacity());
+            partition.release();
+        }
+    }
+}
