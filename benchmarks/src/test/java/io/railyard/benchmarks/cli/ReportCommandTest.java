@@ -78,7 +78,7 @@ class ReportCommandTest {
             assertThat(shuffle.path(system).path("read_mb_s").asDouble()).as(system).isPositive();
         }
         assertThat(shuffle.path("device_limit").has("write_mb_s")).isTrue();
-        assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(8);
+        assertThat(shuffle.path("sort").path("files").asLong()).isEqualTo(4); // one per producer
         assertThat(shuffle.path("hash").path("files").asLong()).isEqualTo(16);
         assertThat(shuffle.path("consumers").asText()).isEqualTo("waves");
         for (String hybrid : new String[] {"hybrid-full", "hybrid-selective"}) {
