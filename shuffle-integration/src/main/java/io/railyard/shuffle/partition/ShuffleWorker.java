@@ -83,7 +83,10 @@ public final class ShuffleWorker implements AutoCloseable {
 
     /**
      * A sort-based partition writer for {@code numSubpartitions} consumers; takes {@code
-     * sort-buffer-pages + write-batch-pages + 1 [+ 1]} pages and creates one file.
+     * sort-buffer-pages + write-batch-pages + 1 [+ 1]} pages and creates one file. With few
+     * subpartitions (a page per lane and as many again: 35 with the default options) it writes
+     * records straight into per-subpartition frames instead of through the sort buffer; the file is
+     * the same.
      *
      * @param name letters, digits, '.', '_' and '-', 1 to 128 characters, unique in this worker
      */
@@ -104,6 +107,18 @@ public final class ShuffleWorker implements AutoCloseable {
         try {
             FileChannel dataChannel = create(data, created);
             channels[0] = dataChannel;
+            if (LanePartitionWriter.fits(options, numSubpartitions)) {
+                return new LanePartitionWriter(
+                        name,
+                        numSubpartitions,
+                        options,
+                        owner,
+                        taken,
+                        data,
+                        dataChannel,
+                        bytesWritten,
+                        leftovers);
+            }
             return new SortPartitionWriter(
                     name,
                     numSubpartitions,

@@ -8,8 +8,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The sort partition's on-disk layout (ARCHITECTURE.md, "Sort-based partitions"): one file; each
@@ -21,12 +22,19 @@ class SortFileLayoutTest {
 
     @TempDir Path dir;
 
-    @Test
-    void everyRegion_opensWithItsIndexBlock_andItsSectionsFollowIt() throws Exception {
+    /**
+     * Both writers of the format: the sort buffer's (2 + 1 pages cannot hold a page per lane and as
+     * many again) and the lanes' (8 + 2 can).
+     */
+    @ParameterizedTest(name = "{0} sort pages, {1} batch pages: {2}")
+    @CsvSource({"2, 1, SortPartitionWriter", "8, 2, LanePartitionWriter"})
+    void everyRegion_opensWithItsIndexBlock_andItsSectionsFollowIt(
+            int sortPages, int batchPages, String writerClass) throws Exception {
         ShuffleOptions options =
                 ShuffleOptions.builder()
                         .pageSizeBytes(1024)
-                        .sortBufferPages(2)
+                        .sortBufferPages(sortPages)
+                        .writeBatchPages(batchPages)
                         .compression(Compression.NONE)
                         .totalPages(64)
                         .build();
@@ -34,7 +42,8 @@ class SortFileLayoutTest {
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             BlockingPartition partition;
             try (PartitionWriter writer = worker.createSortPartition("p", N)) {
-                for (int i = 0; i < 40; i++) { // 40 × 100 bytes: more than one 2 KiB buffer
+                assertThat(writer.getClass().getSimpleName()).isEqualTo(writerClass);
+                for (int i = 0; i < 100; i++) { // 100 × 100 bytes: more than one region
                     writer.emit(ByteBuffer.allocate(100), i % N);
                 }
                 partition = writer.finish();

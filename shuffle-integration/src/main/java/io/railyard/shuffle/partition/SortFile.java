@@ -1,0 +1,140 @@
+package io.railyard.shuffle.partition;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.function.LongConsumer;
+
+/**
+ * The one file of a sort partition being written: regions, each an index block of one {@link
+ * IndexEntry} per subpartition followed by the region's sections, subpartition after subpartition
+ * (or one broadcast section). A region's frames are appended in order with {@link #write}; its
+ * sections are announced as they end ({@link #section}), in subpartition order, so their entries
+ * fill the index block, whose room {@link #beginRegion} skipped.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <ul>
+ *   <li>One file, not a data file and an index file: creating files dominated writing at 1,000 ×
+ *       1,000. The index block's size is known when a region starts (n entries), so its room is
+ *       skipped and its page of entries is written into it with positional writes as sections end:
+ *       data and index stream out together. The heap keeps one offset per region to find the blocks
+ *       again ({@link SortPartition}).
+ *   <li>The bytes written (frames and index) are counted into the writer's and worker's counters.
+ * </ul>
+ *
+ * <p>Not thread-safe: owned by the producing task's thread. Writes are O(bytes); announcing a
+ * section is O(1) amortised (O(n) for a broadcast section, one entry per subpartition).
+ */
+final class SortFile implements SortBuffer.SectionSink {
+    private final Path path;
+    private final FileChannel channel;
+    private final int numSubpartitions;
+    private final ByteBuffer indexPage;
+    private final SortIndex indexFormat = new SortIndex();
+    private final LongConsumer written;
+    private int regions;
+    private long[] regionStarts = new long[4];
+    private long bytes;
+    // Where the index page's entries go in the current region's index block.
+    private long indexWriteAt;
+
+    /**
+     * A file at {@code path}, open for writing as {@code channel}, of {@code numSubpartitions};
+     * {@code indexPage} gathers index entries; {@code written} hears of every byte written.
+     */
+    SortFile(
+            Path path,
+            FileChannel channel,
+            int numSubpartitions,
+            ByteBuffer indexPage,
+            LongConsumer written) {
+        this.path = path;
+        this.channel = channel;
+        this.numSubpartitions = numSubpartitions;
+        this.indexPage = indexPage.clear();
+        this.written = written;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    /** Starts a region: leaves room for its index block; its sections follow it. */
+    void beginRegion() throws IOException {
+        if (regions == regionStarts.length) {
+            regionStarts = Arrays.copyOf(regionStarts, regions * 2);
+        }
+        regionStarts[regions] = bytes;
+        indexWriteAt = bytes;
+        bytes += (long) numSubpartitions * IndexEntry.BYTES;
+        channel.position(bytes);
+    }
+
+    /** Appends {@code buffers[0, count)}, each from position to limit, to the current region. */
+    void write(ByteBuffer[] buffers, int count) throws IOException {
+        long expected = 0;
+        for (int i = 0; i < count; i++) {
+            expected += buffers[i].remaining();
+        }
+        long done = 0;
+        while (done < expected) {
+            done += channel.write(buffers, 0, count);
+        }
+        written.accept(done);
+    }
+
+    /** {@link SortBuffer.SectionSink}: a section ended; its index entries go out. */
+    @Override
+    public void section(int lane, long sectionBytes) throws IOException {
+        if (sectionBytes > Integer.MAX_VALUE) {
+            throw new IOException("a section of " + sectionBytes + " bytes exceeds 2 GiB - 1");
+        }
+        long start = bytes;
+        bytes += sectionBytes;
+        if (lane == FrameCodec.BROADCAST_LANE) {
+            for (int s = 0; s < numSubpartitions; s++) {
+                putIndexEntry(start, (int) sectionBytes, s);
+            }
+        } else {
+            putIndexEntry(start, (int) sectionBytes, lane);
+        }
+    }
+
+    /** Ends the region: the rest of its index block goes out. */
+    void endRegion() throws IOException {
+        flushIndex();
+        regions++;
+    }
+
+    /** Closes the file and describes what it holds. */
+    SortPartition finish(String name) throws IOException {
+        channel.close();
+        return new SortPartition(
+                name, numSubpartitions, path, Arrays.copyOf(regionStarts, regions), bytes);
+    }
+
+    void close() throws IOException {
+        channel.close();
+    }
+
+    private void putIndexEntry(long start, int length, int subpartition) throws IOException {
+        if (indexPage.remaining() < IndexEntry.BYTES) {
+            flushIndex();
+        }
+        indexFormat.put(indexPage, start, length, regions, subpartition);
+    }
+
+    /** Writes the index page's entries into the region's index block (not moving the data). */
+    private void flushIndex() throws IOException {
+        indexPage.flip();
+        long from = indexWriteAt;
+        while (indexPage.hasRemaining()) {
+            indexWriteAt += channel.write(indexPage, indexWriteAt);
+        }
+        written.accept(indexWriteAt - from);
+        indexPage.clear();
+    }
+}
