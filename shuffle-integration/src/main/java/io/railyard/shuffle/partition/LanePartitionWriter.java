@@ -1,15 +1,10 @@
 package io.railyard.shuffle.partition;
 
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a sort-based partition of few subpartitions in the sort format ({@link SortFile}) without
@@ -26,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>Used when every lane can hold a page and as many again are left for chains ({@link #fits});
- *       memory is the sort writer's ({@link SortPartitionWriter#pagesNeeded}): its sort and batch
+ *       memory is the sort writer's ({@link SortFormatWriter#pagesNeeded}): its sort and batch
  *       pages serve as lane pages.
  *   <li>A region ends when the pages run out, possibly inside a record: the record's frames
  *       continue in the next region's section of its lane, and a reader reads a lane's sections as
@@ -40,14 +35,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Not thread-safe: owned by the producing task's thread. Appending is O(record length) and
  * allocates nothing; a region write is O(lanes + pages).
  */
-final class LanePartitionWriter extends AbstractPartitionWriter<BlockingPartition>
-        implements PartitionWriter {
+final class LanePartitionWriter extends SortFormatWriter {
     private static final int EMPTY = 0;
     private static final int UNICAST = 1;
     private static final int BROADCAST = 2;
     private static final int NONE = -1;
 
-    private final SortFile file;
     private final ByteBuffer[] fill;
     private final ByteBuffer[] write;
     private final int[] free;
@@ -62,33 +55,17 @@ final class LanePartitionWriter extends AbstractPartitionWriter<BlockingPartitio
     private int mode = EMPTY;
     private boolean writingRegion;
 
-    LanePartitionWriter(
-            String name,
-            int numSubpartitions,
-            ShuffleOptions options,
-            BufferOwner owner,
-            List<Page> pages,
-            Path dataPath,
-            FileChannel data,
-            LongAdder workerBytesWritten,
-            LeftoverFiles leftovers) {
-        super(name, numSubpartitions, owner, pages, workerBytesWritten, leftovers);
-        int arena = options.sortBufferPages() + options.writeBatchPages();
+    LanePartitionWriter(Parts parts) {
+        super(parts);
+        List<Page> pages = parts.pages();
+        int numSubpartitions = parts.numSubpartitions();
+        int arena = workingPages(parts.options());
         this.fill = new ByteBuffer[arena];
         this.write = new ByteBuffer[arena];
         for (int i = 0; i < arena; i++) {
             fill[i] = pages.get(i).buffer();
             write[i] = fill[i].duplicate();
         }
-        this.file =
-                new SortFile(
-                        dataPath,
-                        data,
-                        numSubpartitions,
-                        pages.get(arena).buffer(),
-                        this::addWritten);
-        FrameCodec codec = new FrameCodec(options);
-        @Nullable ByteBuffer scratch = codec.compresses() ? pages.get(arena + 1).buffer() : null;
         int laneCount = numSubpartitions + 1;
         this.lanes = new LaneStream[laneCount];
         this.current = new int[laneCount];
@@ -114,7 +91,7 @@ final class LanePartitionWriter extends AbstractPartitionWriter<BlockingPartitio
      */
     static boolean fits(ShuffleOptions options, int numSubpartitions) {
         long lanes = numSubpartitions + 1L;
-        return 2 * lanes <= options.sortBufferPages() + options.writeBatchPages();
+        return 2 * lanes <= workingPages(options);
     }
 
     @Override
@@ -141,21 +118,6 @@ final class LanePartitionWriter extends AbstractPartitionWriter<BlockingPartitio
     BlockingPartition complete() throws IOException {
         writeRegion(NONE);
         return file.finish(name());
-    }
-
-    @Override
-    List<Path> files() {
-        return List.of(file.path());
-    }
-
-    @Override
-    Path fileInProgress() {
-        return file.path();
-    }
-
-    @Override
-    void closeFiles() throws IOException {
-        file.close();
     }
 
     /**

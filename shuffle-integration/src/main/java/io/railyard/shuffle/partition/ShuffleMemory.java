@@ -22,7 +22,7 @@ public final class ShuffleMemory {
      * write batch + 1, + 1 with compression.
      */
     public static int sortWriterPages(ShuffleOptions options) {
-        return SortPartitionWriter.pagesNeeded(options);
+        return SortFormatWriter.pagesNeeded(options);
     }
 
     /**

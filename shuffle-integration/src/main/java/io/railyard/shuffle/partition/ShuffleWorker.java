@@ -93,7 +93,7 @@ public final class ShuffleWorker implements AutoCloseable {
     public PartitionWriter createSortPartition(String name, int numSubpartitions)
             throws IOException {
         checkWriter(name, numSubpartitions);
-        int pages = SortPartitionWriter.pagesNeeded(options);
+        int pages = SortFormatWriter.pagesNeeded(options);
         BufferOwner owner =
                 pool.register(
                         "sort writer of '" + name + "'",
@@ -107,28 +107,17 @@ public final class ShuffleWorker implements AutoCloseable {
         try {
             FileChannel dataChannel = create(data, created);
             channels[0] = dataChannel;
-            if (LanePartitionWriter.fits(options, numSubpartitions)) {
-                return new LanePartitionWriter(
-                        name,
-                        numSubpartitions,
-                        options,
-                        owner,
-                        taken,
-                        data,
-                        dataChannel,
-                        bytesWritten,
-                        leftovers);
-            }
-            return new SortPartitionWriter(
-                    name,
-                    numSubpartitions,
-                    options,
-                    owner,
-                    taken,
-                    data,
-                    dataChannel,
-                    bytesWritten,
-                    leftovers);
+            return SortFormatWriter.of(
+                    new SortFormatWriter.Parts(
+                            name,
+                            numSubpartitions,
+                            options,
+                            owner,
+                            taken,
+                            data,
+                            dataChannel,
+                            bytesWritten,
+                            leftovers));
         } catch (IOException | RuntimeException e) {
             undo(owner, taken, channels, created, e);
             throw e;

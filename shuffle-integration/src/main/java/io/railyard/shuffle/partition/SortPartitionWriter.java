@@ -1,15 +1,10 @@
 package io.railyard.shuffle.partition;
 
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a sort-based blocking partition: records are appended to a {@link SortBuffer} in arrival
@@ -21,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Design notes</h2>
  *
  * <ul>
- *   <li>Memory is {@code sort-buffer-pages + write-batch-pages + 1 (index) [+ 1 (LZ4 scratch)]}
- *       pages, whatever the number of subpartitions; the heap holds three ints per subpartition.
+ *   <li>Memory is {@link SortFormatWriter#pagesNeeded}: {@code sort-buffer-pages +
+ *       write-batch-pages + 1 (index) [+ 1 (LZ4 scratch)]} pages, whatever the number of
+ *       subpartitions; the heap holds three ints per subpartition.
  *   <li>The buffer's layout, broadcast records and records larger than the buffer: see {@link
  *       SortBuffer}.
  *   <li>Frames are gathered {@code write-batch-pages} at a time into one write call.
@@ -30,50 +26,28 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: owned by the producing task's thread.
  */
-final class SortPartitionWriter extends AbstractPartitionWriter<BlockingPartition>
-        implements PartitionWriter {
-    private final SortFile file;
+final class SortPartitionWriter extends SortFormatWriter {
     private final SortBuffer buffer;
     private final ByteBuffer[] batch;
     private final LaneStream lane;
     private int batchCount;
 
-    SortPartitionWriter(
-            String name,
-            int numSubpartitions,
-            ShuffleOptions options,
-            BufferOwner owner,
-            List<Page> pages,
-            Path dataPath,
-            FileChannel data,
-            LongAdder workerBytesWritten,
-            LeftoverFiles leftovers) {
-        super(name, numSubpartitions, owner, pages, workerBytesWritten, leftovers);
+    SortPartitionWriter(Parts parts) {
+        super(parts);
+        ShuffleOptions options = parts.options();
+        List<Page> pages = parts.pages();
         int pageSize = options.pageSizeBytes();
         int sortPages = options.sortBufferPages();
         ByteBuffer[] arena = new ByteBuffer[sortPages];
         for (int i = 0; i < sortPages; i++) {
             arena[i] = pages.get(i).buffer();
         }
-        this.buffer = new SortBuffer(arena, pageSize, numSubpartitions);
+        this.buffer = new SortBuffer(arena, pageSize, parts.numSubpartitions());
         this.batch = new ByteBuffer[options.writeBatchPages()];
         for (int i = 0; i < batch.length; i++) {
             batch[i] = pages.get(sortPages + i).buffer();
         }
-        ByteBuffer indexPage = pages.get(sortPages + batch.length).buffer();
-        this.file = new SortFile(dataPath, data, numSubpartitions, indexPage, this::addWritten);
-        FrameCodec codec = new FrameCodec(options);
-        @Nullable ByteBuffer scratch =
-                codec.compresses() ? pages.get(sortPages + batch.length + 1).buffer() : null;
         this.lane = new LaneStream(codec, scratch, this::collect, batch[0]);
-    }
-
-    /** Pages a writer holds: its guarantee (the same for {@link LanePartitionWriter}). */
-    static int pagesNeeded(ShuffleOptions options) {
-        return options.sortBufferPages()
-                + options.writeBatchPages()
-                + 1
-                + (options.compression() == ShuffleOptions.Compression.NONE ? 0 : 1);
     }
 
     @Override
@@ -104,21 +78,6 @@ final class SortPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
     BlockingPartition complete() throws IOException {
         spill();
         return file.finish(name());
-    }
-
-    @Override
-    List<Path> files() {
-        return List.of(file.path());
-    }
-
-    @Override
-    Path fileInProgress() {
-        return file.path();
-    }
-
-    @Override
-    void closeFiles() throws IOException {
-        file.close();
     }
 
     /** Writes what is buffered as one region: its index block and its sections. */

@@ -52,7 +52,7 @@ final class ShuffleHarness {
         int writerPages(ShuffleOptions options, int n) {
             return switch (this) {
                 case HASH -> HashPartitionWriter.pagesNeeded(options, n);
-                case SORT -> SortPartitionWriter.pagesNeeded(options);
+                case SORT -> SortFormatWriter.pagesNeeded(options);
                 case HYBRID_FULL, HYBRID_SELECTIVE -> HybridPartitionWriter.pagesNeeded(options);
             };
         }

@@ -59,7 +59,7 @@ class ShufflePropertyTest {
                         .build();
         int writer =
                 kind == Kind.SORT
-                        ? SortPartitionWriter.pagesNeeded(probe)
+                        ? SortFormatWriter.pagesNeeded(probe)
                         : HashPartitionWriter.pagesNeeded(probe, n);
         int needed = IoScheduler.pagesNeeded(probe) + Math.max(writer, probe.gatePages());
         ShuffleOptions options =
