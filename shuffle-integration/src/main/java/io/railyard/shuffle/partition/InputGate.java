@@ -71,6 +71,9 @@ public final class InputGate implements AutoCloseable {
     private CompletableFuture<Void> availability = new CompletableFuture<>();
     private volatile @Nullable PartitionLostException failure;
     private int inService;
+    // Pages this gate holds: changed only under its lock; read without it by turnBytes(). The
+    // pool knows too, but asking it takes the pool's lock, which every recycle contends for.
+    private volatile int pagesHeld;
     private int finishedChannels;
     private volatile boolean closed;
 
@@ -193,7 +196,7 @@ public final class InputGate implements AutoCloseable {
             SharedPage fill = filling;
             if (fill != null && fill.slices == 0) {
                 filling = null;
-                owner.recycle(fill.page);
+                recycleLocked(fill.page);
             }
         }
         closeOwnerIfIdle();
@@ -243,7 +246,7 @@ public final class InputGate implements AutoCloseable {
     /** The room in the current page plus the free pages; exact under the lock. */
     private long roomLocked() {
         SharedPage fill = filling;
-        long free = Math.max(0, capacity - owner.pagesInUse());
+        long free = Math.max(0, capacity - pagesHeld);
         return free * pageSize + (fill == null ? 0 : pageSize - fill.used);
     }
 
@@ -255,22 +258,24 @@ public final class InputGate implements AutoCloseable {
      * Allocates the buffer and its slice of the page, and a {@link SharedPage} when it starts a new
      * page.
      */
+    @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
     synchronized @Nullable Buffer tryTake(ChannelReader channel, int bytes) {
         if (closed || failure != null) {
             return null;
         }
         SharedPage fill = filling;
         if (fill == null || pageSize - fill.used < bytes) {
-            if (owner.pagesInUse() >= capacity) {
+            if (pagesHeld >= capacity) {
                 return null;
             }
             Page page = owner.tryRequest();
             if (page == null) {
                 return null;
             }
+            pagesHeld++;
             filling = new SharedPage(page);
             if (fill != null && fill.slices == 0) {
-                owner.recycle(fill.page); // nothing of it is out
+                recycleLocked(fill.page); // nothing of it is out
             }
             fill = filling;
         }
@@ -330,7 +335,7 @@ public final class InputGate implements AutoCloseable {
                 && failure == null
                 && !wanting.isEmpty()
                 && inService < maxInService
-                && owner.pagesInUse() < capacity) {
+                && pagesHeld < capacity) {
             ChannelReader channel = wanting.poll();
             if (!channel.wanting) {
                 continue; // served out of order meanwhile
@@ -415,16 +420,22 @@ public final class InputGate implements AutoCloseable {
                 if (shared == filling) {
                     filling = null; // an idle page would hold room other gates' pages need
                 }
-                owner.recycle(shared.page);
+                recycleLocked(shared.page);
             }
             dispatchLocked();
         }
         closeOwnerIfIdle();
     }
 
+    @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
+    private void recycleLocked(Page page) {
+        pagesHeld--;
+        owner.recycle(page);
+    }
+
     private void closeOwnerIfIdle() {
         synchronized (this) {
-            if (closed && owner.pagesInUse() == 0) {
+            if (closed && pagesHeld == 0) {
                 owner.close();
             }
         }
