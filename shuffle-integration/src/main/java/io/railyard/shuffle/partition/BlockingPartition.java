@@ -65,6 +65,11 @@ public abstract sealed class BlockingPartition extends ResultPartition
         }
     }
 
+    /** Bytes of frames in the files (all of them but a sort file's index blocks and holes). */
+    long frameBytes() {
+        return bytesOnDisk;
+    }
+
     /** Regions a reader walks (1 for hash files). */
     abstract int regionCount();
 

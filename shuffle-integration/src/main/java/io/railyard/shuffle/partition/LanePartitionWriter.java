@@ -41,6 +41,9 @@ final class LanePartitionWriter extends SortFormatWriter {
     private static final int BROADCAST = 2;
     private static final int NONE = -1;
 
+    /** A region ends once its first section streamed this much (sections stay below 2 GiB). */
+    private static final long STREAM_LIMIT = 1L << 30;
+
     private final ByteBuffer[] fill;
     private final ByteBuffer[] write;
     private final int[] free;
@@ -54,6 +57,9 @@ final class LanePartitionWriter extends SortFormatWriter {
     private final ByteBuffer[] gather;
     private int mode = EMPTY;
     private boolean writingRegion;
+    private boolean regionBegun;
+    // Bytes of the region's first section written as its pages filled (see pageFull).
+    private long streamed;
 
     LanePartitionWriter(Parts parts) {
         super(parts);
@@ -128,6 +134,9 @@ final class LanePartitionWriter extends SortFormatWriter {
      */
     private ByteBuffer pageFull(int lane) throws IOException {
         int page = current[lane];
+        if (!writingRegion && lane == firstLane()) {
+            return stream(lane, page);
+        }
         int at = chainLength[lane]++;
         chain[lane][at] = page;
         chainBytes[lane][at] = fill[page].limit();
@@ -136,12 +145,50 @@ final class LanePartitionWriter extends SortFormatWriter {
         }
         if (freeCount == 0) {
             current[lane] = NONE; // its page is written with the region and comes back
-            int recordMode = mode;
-            writeRegion(lane);
-            mode = recordMode; // the record goes on in the next region, of the same kind
+            writeRegionInsideRecord(lane);
         }
         current[lane] = free[--freeCount];
         return fill[current[lane]];
+    }
+
+    /** Ends the region while {@code lane} writes a record, which goes on in the next region. */
+    private void writeRegionInsideRecord(int lane) throws IOException {
+        int recordMode = mode;
+        writeRegion(lane);
+        mode = recordMode; // the next region is of the same kind
+    }
+
+    /** Bytes the chains hold. O(lanes). */
+    private long chainedBytes() {
+        long bytes = 0;
+        for (int lane = 0; lane < lanes.length; lane++) {
+            bytes += (long) chainLength[lane] * fill[0].capacity();
+        }
+        return bytes;
+    }
+
+    /** The lane whose section opens the region: the only one streamed. */
+    private int firstLane() {
+        return mode == BROADCAST ? numSubpartitions() : mode == UNICAST ? 0 : NONE;
+    }
+
+    /**
+     * Writes a full page of the region's first section at once (nothing precedes it in the region,
+     * so its bytes need not wait in a chain): the page stays the lane's, and the bytes written pass
+     * through the cache once, as the hash writer's do. At one subpartition nothing is buffered.
+     */
+    private ByteBuffer stream(int lane, int page) throws IOException {
+        if (!regionBegun) {
+            file.beginRegion(Long.MAX_VALUE); // it streams full pages: a large region
+            regionBegun = true;
+        }
+        gather[0] = write[page].limit(fill[page].limit()).position(0);
+        streamed += gather[0].remaining();
+        file.write(gather, 1);
+        if (streamed >= STREAM_LIMIT) {
+            writeRegionInsideRecord(lane);
+        }
+        return fill[page];
     }
 
     /**
@@ -159,7 +206,9 @@ final class LanePartitionWriter extends SortFormatWriter {
                 }
             }
             if (mode != EMPTY) {
-                file.beginRegion();
+                if (!regionBegun) {
+                    file.beginRegion(chainedBytes());
+                }
                 if (mode == BROADCAST) {
                     writeChain(numSubpartitions(), FrameCodec.BROADCAST_LANE);
                 } else {
@@ -173,12 +222,17 @@ final class LanePartitionWriter extends SortFormatWriter {
             writingRegion = false;
         }
         mode = EMPTY;
+        regionBegun = false;
+        streamed = 0;
     }
 
-    /** Writes {@code lane}'s chain as one section and frees its pages but the lane's own. */
+    /**
+     * Writes {@code lane}'s chain as one section (after what it streamed, if it opens the region)
+     * and frees its pages but the lane's own.
+     */
     private void writeChain(int lane, int sectionLane) throws IOException {
         int length = chainLength[lane];
-        long bytes = 0;
+        long bytes = lane == firstLane() ? streamed : 0;
         for (int i = 0; i < length; i++) {
             int page = chain[lane][i];
             gather[i] = write[page].limit(chainBytes[lane][i]).position(0);

@@ -22,6 +22,9 @@ import java.util.function.LongConsumer;
  *       skipped and its page of entries is written into it with positional writes as sections end:
  *       data and index stream out together. The heap keeps one offset per region to find the blocks
  *       again ({@link SortPartition}).
+ *   <li>The sections of a region of {@value #ALIGNED_REGION_BYTES} bytes or more start at a
+ *       multiple of {@value #SECTION_ALIGNMENT} bytes, so full pages are written on whole
+ *       file-system blocks; the file's size then counts the holes this leaves.
  *   <li>The bytes written (frames and index) are counted into the writer's and worker's counters.
  * </ul>
  *
@@ -29,6 +32,17 @@ import java.util.function.LongConsumer;
  * section is O(1) amortised (O(n) for a broadcast section, one entry per subpartition).
  */
 final class SortFile implements SortBuffer.SectionSink {
+    /**
+     * The sections of a large region start at a multiple of this: full pages then land on whole
+     * file-system blocks. (Starting 16 bytes after a one-entry index block, every 32 KiB write
+     * touched nine blocks, two of them partly, and the one-subpartition writer wrote 35 % slower
+     * than the hash writer, whose files start at 0.)
+     */
+    static final int SECTION_ALIGNMENT = 4096;
+
+    /** A region of at least this many bytes is aligned; the hole costs at most 1/16 of it. */
+    static final int ALIGNED_REGION_BYTES = 16 * SECTION_ALIGNMENT;
+
     private final Path path;
     private final FileChannel channel;
     private final int numSubpartitions;
@@ -38,6 +52,7 @@ final class SortFile implements SortBuffer.SectionSink {
     private int regions;
     private long[] regionStarts = new long[4];
     private long bytes;
+    private long frameBytes;
     // Where the index page's entries go in the current region's index block.
     private long indexWriteAt;
 
@@ -62,14 +77,21 @@ final class SortFile implements SortBuffer.SectionSink {
         return path;
     }
 
-    /** Starts a region: leaves room for its index block; its sections follow it. */
-    void beginRegion() throws IOException {
+    /**
+     * Starts a region of about {@code expectedBytes} of frames: leaves room for its index block;
+     * its sections follow it — from the next multiple of {@value #SECTION_ALIGNMENT} if the region
+     * is at least {@value #ALIGNED_REGION_BYTES} bytes (the gap is never written: a hole).
+     */
+    void beginRegion(long expectedBytes) throws IOException {
         if (regions == regionStarts.length) {
             regionStarts = Arrays.copyOf(regionStarts, regions * 2);
         }
         regionStarts[regions] = bytes;
         indexWriteAt = bytes;
         bytes += (long) numSubpartitions * IndexEntry.BYTES;
+        if (expectedBytes >= ALIGNED_REGION_BYTES) {
+            bytes = (bytes + SECTION_ALIGNMENT - 1) / SECTION_ALIGNMENT * SECTION_ALIGNMENT;
+        }
         channel.position(bytes);
     }
 
@@ -94,6 +116,7 @@ final class SortFile implements SortBuffer.SectionSink {
         }
         long start = bytes;
         bytes += sectionBytes;
+        frameBytes += sectionBytes;
         if (lane == FrameCodec.BROADCAST_LANE) {
             for (int s = 0; s < numSubpartitions; s++) {
                 putIndexEntry(start, (int) sectionBytes, s);
@@ -113,7 +136,12 @@ final class SortFile implements SortBuffer.SectionSink {
     SortPartition finish(String name) throws IOException {
         channel.close();
         return new SortPartition(
-                name, numSubpartitions, path, Arrays.copyOf(regionStarts, regions), bytes);
+                name,
+                numSubpartitions,
+                path,
+                Arrays.copyOf(regionStarts, regions),
+                bytes,
+                frameBytes);
     }
 
     void close() throws IOException {

@@ -17,6 +17,7 @@ final class SortPartition extends BlockingPartition {
 
     private final Path dataFile;
     private final long[] regionStarts;
+    private final long frameBytes;
     private final SortIndex index = new SortIndex();
     private final ByteBuffer cache = ByteBuffer.allocate(CACHE_BYTES);
     // A view into the cache, guarded (like the cache) by this partition's monitor.
@@ -24,10 +25,22 @@ final class SortPartition extends BlockingPartition {
     private long cacheStart = -1;
     private @Nullable FileChannel dataChannel;
 
-    SortPartition(String name, int n, Path dataFile, long[] regionStarts, long dataBytes) {
-        super(name, n, dataBytes);
+    SortPartition(
+            String name,
+            int n,
+            Path dataFile,
+            long[] regionStarts,
+            long fileBytes,
+            long frameBytes) {
+        super(name, n, fileBytes);
         this.dataFile = dataFile;
         this.regionStarts = regionStarts;
+        this.frameBytes = frameBytes;
+    }
+
+    @Override
+    long frameBytes() {
+        return frameBytes;
     }
 
     @Override

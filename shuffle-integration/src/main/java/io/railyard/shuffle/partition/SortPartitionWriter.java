@@ -66,7 +66,7 @@ final class SortPartitionWriter extends SortFormatWriter {
         }
         spill();
         if (!buffer.fitsEmpty(record.remaining())) {
-            file.beginRegion();
+            file.beginRegion(record.remaining());
             buffer.drainAlone(record, recordLane, lane, file);
             endRegion();
         } else if (!buffer.tryAppend(record, recordLane)) {
@@ -83,7 +83,7 @@ final class SortPartitionWriter extends SortFormatWriter {
     /** Writes what is buffered as one region: its index block and its sections. */
     private void spill() throws IOException {
         if (!buffer.isEmpty()) {
-            file.beginRegion();
+            file.beginRegion(buffer.bufferedBytes());
             buffer.drain(lane, file);
             endRegion();
         }

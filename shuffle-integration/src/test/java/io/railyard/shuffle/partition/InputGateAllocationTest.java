@@ -77,11 +77,9 @@ class InputGateAllocationTest {
     /** Waits until the IO thread read every frame of the file and finished the channel. */
     private static void awaitEverythingQueued(ShuffleWorker worker, BlockingPartition partition)
             throws InterruptedException {
-        long indexBlocks = (long) partition.regionCount() * IndexEntry.BYTES; // one subpartition
         for (int i = 0; i < 30_000; i++) {
             ShuffleWorker.ShuffleStats stats = worker.stats();
-            if (stats.bytesRead() == partition.bytesOnDisk() - indexBlocks
-                    && stats.filesOpenForRead() == 0) {
+            if (stats.bytesRead() == partition.frameBytes() && stats.filesOpenForRead() == 0) {
                 return;
             }
             Thread.sleep(1);

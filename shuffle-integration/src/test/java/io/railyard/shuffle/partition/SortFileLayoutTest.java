@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The sort partition's on-disk layout (ARCHITECTURE.md, "Sort-based partitions"): one file; each
  * region opens with its index block of one entry per subpartition, whose entries locate the
- * region's sections right after the block, back to back in subpartition order.
+ * region's sections right after the block (or from the next 4 KiB boundary, for a large region),
+ * back to back in subpartition order.
  */
 class SortFileLayoutTest {
     private static final int N = 3;
@@ -43,7 +44,7 @@ class SortFileLayoutTest {
             BlockingPartition partition;
             try (PartitionWriter writer = worker.createSortPartition("p", N)) {
                 assertThat(writer.getClass().getSimpleName()).isEqualTo(writerClass);
-                for (int i = 0; i < 100; i++) { // 100 × 100 bytes: more than one region
+                for (int i = 0; i < 300; i++) { // 300 × 100 bytes: more than one region
                     writer.emit(ByteBuffer.allocate(100), i % N);
                 }
                 partition = writer.finish();
@@ -59,7 +60,11 @@ class SortFileLayoutTest {
             IndexEntry entry = new IndexEntry();
             long regionStart = 0;
             for (int region = 0; region < partition.regionCount(); region++) {
-                long next = regionStart + (long) N * IndexEntry.BYTES;
+                long blockEnd = regionStart + (long) N * IndexEntry.BYTES;
+                long aligned = (blockEnd + 4095) / 4096 * 4096; // a large region's sections
+                entry.wrap(file, (int) regionStart);
+                assertThat(entry.sectionOffset()).isIn(blockEnd, aligned);
+                long next = entry.sectionOffset();
                 for (int s = 0; s < N; s++) {
                     entry.wrap(file, (int) (regionStart + (long) s * IndexEntry.BYTES));
                     assertThat(checks.valid(entry, region, s))
