@@ -1,6 +1,7 @@
 package io.railyard.benchmarks.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
@@ -17,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * A shuffle throughput result as text rows and as JSON. A failure is written in the words of the
  * command that ran it: a memory shortfall names that command's memory option and the value that
  * would fit. Hybrid rows add where the bytes went: the share written to disk (of bytes produced),
- * read from disk and from memory (of bytes read), and the most pages borrowed at once.
+ * read from disk and from memory (of bytes read), and the most pages borrowed at once. The JSON of
+ * a partition kind also has the records its consumers read and their checksum ({@code records},
+ * {@code checksum}: 16 hexadecimal digits), which the run checked against what producers wrote.
  */
 final class ShuffleTable {
     private static final String ROW = "%-11s %-16s %10s %10s %8s %8s %9s %9s %9s %7s %7s %7s %10s";
@@ -138,6 +141,11 @@ final class ShuffleTable {
             }
         }
         node.put("files", t.files());
+        Delivered delivered = t.delivered();
+        if (delivered != null) {
+            node.put("records", delivered.records());
+            node.put("checksum", delivered.checksumHex());
+        }
         HybridCounts hybrid = t.hybrid();
         if (hybrid != null) {
             node.put("disk_write_fraction", hybrid.diskWriteFraction());

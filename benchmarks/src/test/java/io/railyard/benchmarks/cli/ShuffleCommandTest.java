@@ -65,6 +65,9 @@ class ShuffleCommandTest {
             assertThat(system.path("write_mb_s").asDouble()).as(mode).isPositive();
             assertThat(system.path("read_mb_s").asDouble()).as(mode).isPositive();
             assertThat(system.path("files").asLong()).as(mode).isPositive();
+            // 3 producers of a third of 1 MiB each: 1,365 records of 256 bytes and a shorter one
+            assertThat(system.path("records").asLong()).as(mode).isEqualTo(3 * 1366);
+            assertThat(system.path("checksum").asText()).as(mode).matches("[0-9a-f]{16}");
             boolean hybrid = mode.startsWith("hybrid");
             for (String key :
                     new String[] {
