@@ -199,7 +199,7 @@ public final class ShuffleThroughput {
         }
 
         /** One producer's record bytes per second, or 0 if unpaced. */
-        long producerPace() {
+        public long producerPace() {
             return producerBytesPerSecond == 0
                     ? 0
                     : Math.max(1, producerBytesPerSecond / Math.min(slots, parallelism));
