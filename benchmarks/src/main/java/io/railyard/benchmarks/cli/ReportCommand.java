@@ -1,6 +1,7 @@
 package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
+import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
@@ -62,7 +63,8 @@ final class ReportCommand implements Callable<Integer> {
             names = "--with-flink",
             description =
                     "also measure Flink 2.x live on the same job in this process (needs a large"
-                            + " heap at P = 10,000, e.g. -Xmx8g)")
+                            + " heap at P = 10,000, e.g. -Xmx8g), and Flink's sort-merge partition"
+                            + " (flink-sort) beside sort in the shuffle section")
     private boolean withFlink;
 
     @Option(
@@ -155,7 +157,9 @@ final class ReportCommand implements Callable<Integer> {
         int steps =
                 ScaleReport.STEPS
                         + (withFlink ? FlinkColumnMeasurer.STEPS : 0)
-                        + (shuffle != null ? ShuffleThroughput.steps(shuffle) : 0);
+                        + (shuffle != null
+                                ? ShuffleThroughput.steps(shuffle) + (withFlink ? 1 : 0)
+                                : 0);
         try (ProgressBar bar =
                 new ProgressBarBuilder()
                         .setTaskName("P = " + parallelism)
@@ -180,7 +184,12 @@ final class ReportCommand implements Callable<Integer> {
             report = report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress));
         }
         if (shuffle != null) {
-            report = report.withShuffle(ShuffleThroughput.measure(shuffle, progress));
+            ShuffleThroughput.Result result = ShuffleThroughput.measure(shuffle, progress);
+            if (withFlink && result.ioFailure() == null) {
+                progress.accept("shuffle: " + FlinkSortShuffle.KEY);
+                result = result.withFlinkSort(FlinkSortShuffle.run(shuffle));
+            }
+            report = report.withShuffle(result);
         }
         return report;
     }

@@ -3,6 +3,7 @@ package io.railyard.benchmarks.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
@@ -24,9 +25,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code shuffle}: the throughput of sort-based, hash-based and hybrid partitions against the
- * machine's sequential limits. Every option is checked before the first run; each parallelism's
- * rows are printed as soon as they are measured; a failed run (a full disk) stops the command with
- * exit code 1 after what was measured is printed and written.
+ * machine's sequential limits, and with {@code --with-flink} of Flink's sort-merge partition
+ * ({@link FlinkSortShuffle}) beside {@code sort}. Every option is checked before the first run;
+ * each parallelism's rows are printed as soon as they are measured; a failed run (a full disk)
+ * stops the command with exit code 1 after what was measured is printed and written.
  */
 @Command(
         name = "shuffle",
@@ -40,9 +42,12 @@ import picocli.CommandLine.Spec;
                         + " consumers read while producers write, attached as --consumers says, on"
                         + " threads of their own; the table adds the share of bytes written to"
                         + " disk, read from disk and read from memory, and the most pages borrowed"
-                        + " at once. Files go to a marked directory under --dir that is deleted at"
-                        + " the end and on Ctrl-C; directories left by killed runs are swept at"
-                        + " start.")
+                        + " at once. With --with-flink, Flink 2.1's sort-merge partition"
+                        + " (flink-sort) runs beside sort on the same records, producers, consumers,"
+                        + " network memory and page size. Consumers check that they read exactly"
+                        + " the records producers wrote (count and checksum). Files go to a marked"
+                        + " directory under --dir that is deleted at the end and on Ctrl-C;"
+                        + " directories left by killed runs are swept at start.")
 final class ShuffleCommand implements Callable<Integer> {
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
@@ -139,6 +144,17 @@ final class ShuffleCommand implements Callable<Integer> {
     private long producerMbPerSecond;
 
     @Option(
+            names = "--with-flink",
+            description =
+                    "also measure Apache Flink 2.1's sort-merge blocking partition"
+                            + " (SortMergeResultPartition) in this process, as row flink-sort: the"
+                            + " same producers and records, --slots at a time, then the same"
+                            + " consumers reading every subpartition to its end. Each Flink writer"
+                            + " gets as many buffers as a sort writer has pages, Flink's"
+                            + " batch-shuffle read pool the rest of --memory-mib")
+    private boolean withFlink;
+
+    @Option(
             names = "--dir",
             paramLabel = "DIR",
             description = "an existing directory for the files (default: java.io.tmpdir)")
@@ -172,6 +188,9 @@ final class ShuffleCommand implements Callable<Integer> {
         @Nullable Failure failure = null;
         for (ShuffleThroughput.Settings settings : runs) {
             ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
+            if (withFlink && result.ioFailure() == null) {
+                result = result.withFlinkSort(FlinkSortShuffle.run(settings));
+            }
             results.add(result);
             out.print(ShuffleTable.rows(result, ShuffleChecks.SHUFFLE));
             out.flush();
@@ -199,19 +218,22 @@ final class ShuffleCommand implements Callable<Integer> {
     /** The line under the table: what every run shared. */
     private String footer(Consumers when) {
         return String.format(
-                Locale.ROOT,
-                "%d MiB of %d-byte records, %d MiB network memory, %d gate pages, %s,"
-                        + " %d slots, %s hybrid consumers, %s",
-                mebibytes,
-                recordBytes,
-                memoryMib,
-                gatePages,
-                compression,
-                slots,
-                when.key(),
-                producerMbPerSecond == 0
-                        ? "unpaced producers"
-                        : "producers paced at " + producerMbPerSecond + " MB/s");
+                        Locale.ROOT,
+                        "%d MiB of %d-byte records, %d MiB network memory, %d gate pages, %s,"
+                                + " %d slots, %s hybrid consumers, %s",
+                        mebibytes,
+                        recordBytes,
+                        memoryMib,
+                        gatePages,
+                        compression,
+                        slots,
+                        when.key(),
+                        producerMbPerSecond == 0
+                                ? "unpaced producers"
+                                : "producers paced at " + producerMbPerSecond + " MB/s")
+                + (withFlink
+                        ? ", " + FlinkSortShuffle.KEY + " = " + FlinkSortShuffle.system()
+                        : "");
     }
 
     private static ObjectNode document(List<ShuffleThroughput.Result> results) {

@@ -1,6 +1,8 @@
 package io.railyard.benchmarks.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.railyard.benchmarks.flink.FlinkSortShuffle;
+import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
@@ -17,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * A shuffle throughput result as text rows and as JSON. A failure is written in the words of the
  * command that ran it: a memory shortfall names that command's memory option and the value that
  * would fit. Hybrid rows add where the bytes went: the share written to disk (of bytes produced),
- * read from disk and from memory (of bytes read), and the most pages borrowed at once.
+ * read from disk and from memory (of bytes read), and the most pages borrowed at once. The JSON of
+ * a partition kind also has the records its consumers read and their checksum ({@code records},
+ * {@code checksum}: 16 hexadecimal digits), which the run checked against what producers wrote.
  */
 final class ShuffleTable {
     private static final String ROW = "%-11s %-16s %10s %10s %8s %8s %9s %9s %9s %7s %7s %7s %10s";
@@ -40,22 +44,37 @@ final class ShuffleTable {
                     "mem r",
                     "peak pages");
 
+    /** The name of Flink's sort-merge partition in rows and JSON. */
+    static final String FLINK_SORT = FlinkSortShuffle.KEY;
+
     private ShuffleTable() {}
 
-    /** The page-cache limit, the device limit and each kind run, with percentages. */
+    /**
+     * The page-cache limit, the device limit and each kind run, with percentages; Flink's
+     * sort-merge partition ({@value FLINK_SORT}), if measured, right after {@code sort} (where
+     * {@code sort} would be if it was not run).
+     */
     static String rows(Result result, ShuffleChecks.Names names) {
         StringBuilder out = new StringBuilder();
         row(out, "limit", null, result.limit(), result, names);
         row(out, "device", null, result.deviceLimit(), result, names);
-        for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
-            row(out, system.getKey().key(), system.getKey(), system.getValue(), result, names);
+        for (Kind kind : Kind.values()) {
+            Throughput t = result.system(kind);
+            if (t != null) {
+                row(out, kind.key(), kind, t, result, names);
+            }
+            Throughput flink = result.flinkSort();
+            if (kind == Kind.SORT && flink != null) {
+                row(out, FLINK_SORT, null, flink, result, names);
+            }
         }
         return out.toString();
     }
 
     /**
      * One run as JSON (the report's {@code "shuffle"} section, an element of {@code shuffle}'s):
-     * each kind run is an object named by its key ({@code "sort"}, {@code "hybrid-full"}, …).
+     * each kind run is an object named by its key ({@code "sort"}, {@code "hybrid-full"}, …), and
+     * Flink's sort-merge partition, if measured, an object {@code "flink-sort"} of the same form.
      */
     static void putJson(ObjectNode node, Result result, ShuffleChecks.Names names) {
         node.put("parallelism", result.parallelism());
@@ -71,6 +90,10 @@ final class ShuffleTable {
         for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
             Kind kind = system.getKey();
             system(node.putObject(kind.key()), kind, system.getValue(), result, names);
+        }
+        Throughput flink = result.flinkSort();
+        if (flink != null) {
+            system(node.putObject(FLINK_SORT), null, flink, result, names);
         }
     }
 
@@ -138,6 +161,11 @@ final class ShuffleTable {
             }
         }
         node.put("files", t.files());
+        Delivered delivered = t.delivered();
+        if (delivered != null) {
+            node.put("records", delivered.records());
+            node.put("checksum", delivered.checksumHex());
+        }
         HybridCounts hybrid = t.hybrid();
         if (hybrid != null) {
             node.put("disk_write_fraction", hybrid.diskWriteFraction());

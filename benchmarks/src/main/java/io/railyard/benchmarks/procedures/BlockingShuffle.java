@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * One run of a blocking kind ({@link Kind#SORT}, {@link Kind#HASH}) for {@link ShuffleThroughput}:
  * P producers, then P consumers, each {@code slots} tasks at a time on the same {@code slots}
  * threads; the calling thread waits. Writing is timed from the first producer's start to the last
- * one's end, reading likewise for the consumers. Stateless.
+ * one's end, reading likewise for the consumers. Producers report what they wrote and consumers
+ * what they read ({@link Delivered}); the two must match. Stateless.
  */
 final class BlockingShuffle {
     private BlockingShuffle() {}
@@ -30,7 +31,8 @@ final class BlockingShuffle {
     /**
      * Runs {@code kind} with files in {@code directory}; an I/O failure is recorded in the result.
      *
-     * @throws IllegalStateException if the consumers did not read exactly what was written (a bug)
+     * @throws IllegalStateException if the consumers did not read exactly the records written (a
+     *     bug)
      */
     static Throughput run(Path directory, Settings settings, Kind kind) throws IOException {
         ExecutorService slots =
@@ -39,17 +41,24 @@ final class BlockingShuffle {
         try (ShuffleWorker worker = new ShuffleWorker(settings.options(), directory)) {
             try {
                 long start = System.nanoTime();
-                List<BlockingPartition> partitions = produce(worker, settings, kind, slots);
+                List<Produced> produced = produce(worker, settings, kind, slots);
                 double write =
                         ShuffleThroughput.mbPerSecond(settings.bytes(), System.nanoTime() - start);
+                List<BlockingPartition> partitions = new ArrayList<>(produced.size());
+                Delivered written = Delivered.NONE;
+                for (Produced one : produced) {
+                    partitions.add(one.partition());
+                    written = written.plus(one.written());
+                }
                 start = System.nanoTime();
-                long read = consume(worker, partitions, slots);
-                double readRate = ShuffleThroughput.mbPerSecond(read, System.nanoTime() - start);
-                ShuffleTasks.checkAllRead(kind, read, settings.bytes());
+                Delivered read = consume(worker, partitions, slots);
+                double readRate =
+                        ShuffleThroughput.mbPerSecond(read.bytes(), System.nanoTime() - start);
+                Delivered.checkAllRead(kind.key(), read, written);
                 for (BlockingPartition partition : partitions) {
                     partition.release();
                 }
-                return Throughput.measured(write, readRate, worker.stats().filesCreated());
+                return Throughput.measured(write, readRate, worker.stats().filesCreated(), read);
             } catch (IOException e) {
                 ShuffleTasks.stop(
                         slots); // every task has failed or finished before the worker closes
@@ -63,22 +72,25 @@ final class BlockingShuffle {
         }
     }
 
-    private static List<BlockingPartition> produce(
+    /** A producer's finished partition and what it wrote to it. */
+    private record Produced(BlockingPartition partition, Delivered written) {}
+
+    private static List<Produced> produce(
             ShuffleWorker worker, Settings settings, Kind kind, ExecutorService slots)
             throws IOException {
         int p = settings.parallelism();
-        byte[] source = ShuffleTasks.source(settings.recordBytes());
-        List<Future<BlockingPartition>> futures = new ArrayList<>(p);
+        byte[] source = ShuffleRecords.source(settings.recordBytes());
+        List<Future<Produced>> futures = new ArrayList<>(p);
         for (int producer = 0; producer < p; producer++) {
-            long share = ShuffleTasks.share(settings.bytes(), p, producer);
-            String name = "p" + producer;
+            long share = ShuffleRecords.share(settings.bytes(), p, producer);
+            String name = ShuffleRecords.producerName(producer);
             futures.add(
                     slots.submit(() -> produceOne(worker, kind, name, p, share, settings, source)));
         }
         return ShuffleTasks.await(futures);
     }
 
-    private static BlockingPartition produceOne(
+    private static Produced produceOne(
             ShuffleWorker worker,
             Kind kind,
             String name,
@@ -91,31 +103,38 @@ final class BlockingShuffle {
                 kind == Kind.SORT
                         ? worker.createSortPartition(name, n)
                         : worker.createHashPartition(name, n)) {
-            ShuffleTasks.writeRecords(
-                    writer, share, settings.recordBytes(), source, settings.producerPace());
-            return writer.finish();
+            Delivered written =
+                    ShuffleRecords.write(
+                            writer::emit,
+                            name,
+                            n,
+                            share,
+                            settings.recordBytes(),
+                            source,
+                            settings.producerPace());
+            return new Produced(writer.finish(), written);
         }
     }
 
-    private static long consume(
+    private static Delivered consume(
             ShuffleWorker worker, List<BlockingPartition> partitions, ExecutorService slots)
             throws IOException {
-        long total = 0;
-        List<Future<Long>> futures = new ArrayList<>(partitions.size());
+        Delivered total = Delivered.NONE;
+        List<Future<Delivered>> futures = new ArrayList<>(partitions.size());
         for (int consumer = 0; consumer < partitions.size(); consumer++) {
             int subpartition = consumer;
             futures.add(slots.submit(() -> consumeOne(worker, partitions, subpartition)));
         }
-        for (Long bytes : ShuffleTasks.await(futures)) {
-            total += bytes;
+        for (Delivered read : ShuffleTasks.await(futures)) {
+            total = total.plus(read);
         }
         return total;
     }
 
-    private static long consumeOne(
+    private static Delivered consumeOne(
             ShuffleWorker worker, List<BlockingPartition> partitions, int subpartition)
             throws Exception {
-        long[] bytes = new long[1];
+        RecordTally read = new RecordTally();
         RecordDecoder decoder = new RecordDecoder(partitions.size());
         try (InputGate gate = worker.openGate("c" + subpartition, partitions, subpartition)) {
             while (!gate.isFinished()) {
@@ -125,15 +144,12 @@ final class BlockingShuffle {
                     continue;
                 }
                 try {
-                    decoder.decode(
-                            buffer.channel(),
-                            buffer.data(),
-                            (channel, record) -> bytes[0] += record.remaining());
+                    decoder.decode(buffer.channel(), buffer.data(), read);
                 } finally {
                     buffer.recycle();
                 }
             }
         }
-        return bytes[0];
+        return read.delivered();
     }
 }

@@ -5,7 +5,6 @@ import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Executor;
@@ -15,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One consumer of a hybrid run: drains its input gate on a shared executor without ever blocking a
  * thread — it decodes buffers while the gate has some and, when it has none, resumes on the gate's
- * availability — and counts the record bytes it decodes. So a few threads serve many open gates,
- * each as soon as it has data.
+ * availability — and counts the records it decodes ({@link RecordTally}). So a few threads serve
+ * many open gates, each as soon as it has data.
  *
  * <p>Threading: one step runs at a time, on any thread of the executor: the first is submitted by
  * {@link #start}, each later one by the completion of the availability the previous step waited
@@ -36,10 +35,9 @@ final class GateDrain {
     private final RecordDecoder decoder;
     private final Executor executor;
     private final Listener listener;
-    private final RecordDecoder.RecordSink sink = this::count;
+    private final RecordTally tally = new RecordTally();
     private final AtomicBoolean ended = new AtomicBoolean();
-    private long bytes;
-    private volatile long readBytes = -1;
+    private volatile @Nullable Delivered read;
     private volatile long endNanos;
     private volatile boolean aborted;
 
@@ -66,9 +64,17 @@ final class GateDrain {
         return drain;
     }
 
-    /** The record bytes read, once the gate finished; -1 before. */
-    long readBytes() {
-        return readBytes;
+    /**
+     * What the consumer read, once the gate finished.
+     *
+     * @throws IllegalStateException if the gate has not finished
+     */
+    Delivered read() {
+        Delivered result = read;
+        if (result == null) {
+            throw new IllegalStateException("consumer " + gate.name() + " has not finished");
+        }
+        return result;
     }
 
     /** {@link System#nanoTime()} when the gate finished; 0 before. */
@@ -91,7 +97,7 @@ final class GateDrain {
             while (!aborted) {
                 if (gate.isFinished()) {
                     gate.close();
-                    readBytes = bytes;
+                    read = tally.delivered();
                     endNanos = System.nanoTime();
                     end(null);
                     return;
@@ -102,7 +108,7 @@ final class GateDrain {
                     return;
                 }
                 try {
-                    decoder.decode(buffer.channel(), buffer.data(), sink);
+                    decoder.decode(buffer.channel(), buffer.data(), tally);
                 } finally {
                     buffer.recycle();
                 }
@@ -118,10 +124,6 @@ final class GateDrain {
     @SuppressWarnings("FutureReturnValueIgnored")
     private void resumeWhenAvailable() {
         gate.availability().thenRunAsync(this::step, executor);
-    }
-
-    private void count(int channel, ByteBuffer record) {
-        bytes += record.remaining();
     }
 
     private void end(@Nullable Throwable failure) {

@@ -73,7 +73,7 @@ final class HybridShuffle {
     private final AtomicReferenceArray<HybridPartition> partitions;
     private final CountDownLatch created;
     private final List<HybridPartitionWriter> writers = new ArrayList<>();
-    private final List<Future<@Nullable Void>> producers = new ArrayList<>();
+    private final List<Future<Delivered>> producers = new ArrayList<>();
     private final AtomicLong lastProducerEnd = new AtomicLong();
     private final List<GateDrain> drains = new ArrayList<>();
     private final AtomicInteger consumersLeft;
@@ -93,7 +93,7 @@ final class HybridShuffle {
         this.parallelism = settings.parallelism();
         this.producerThreads = producerThreads;
         this.consumerThreads = consumerThreads;
-        this.source = ShuffleTasks.source(settings.recordBytes());
+        this.source = ShuffleRecords.source(settings.recordBytes());
         this.partitions = new AtomicReferenceArray<>(parallelism);
         this.created =
                 new CountDownLatch(settings.consumers() == Consumers.WAVES ? parallelism : 0);
@@ -176,13 +176,17 @@ final class HybridShuffle {
     }
 
     private Throughput measured(long writeStart) throws IOException {
-        long read = 0;
+        Delivered written = Delivered.NONE;
+        for (Delivered one : ShuffleTasks.await(producers)) {
+            written = written.plus(one);
+        }
+        Delivered read = Delivered.NONE;
         long lastEnd = 0;
         for (GateDrain drain : drains) {
-            read += drain.readBytes();
+            read = read.plus(drain.read());
             lastEnd = Math.max(lastEnd, drain.endNanos());
         }
-        ShuffleTasks.checkAllRead(kind, read, settings.bytes());
+        Delivered.checkAllRead(kind.key(), read, written);
         long files = 0;
         for (HybridPartition partition : all()) {
             for (Path file : partition.files()) {
@@ -191,10 +195,11 @@ final class HybridShuffle {
         }
         return new Throughput(
                 ShuffleThroughput.mbPerSecond(settings.bytes(), lastProducerEnd.get() - writeStart),
-                ShuffleThroughput.mbPerSecond(read, lastEnd - firstGateNanos),
+                ShuffleThroughput.mbPerSecond(read.bytes(), lastEnd - firstGateNanos),
                 files,
                 new HybridCounts(worker.hybridStats()),
-                null);
+                null,
+                read);
     }
 
     // ---- producers ----
@@ -203,7 +208,8 @@ final class HybridShuffle {
     private void createWriters() throws IOException {
         for (int producer = 0; producer < parallelism; producer++) {
             HybridPartitionWriter writer =
-                    worker.createHybridPartition("p" + producer, parallelism, kind.hybridMode());
+                    worker.createHybridPartition(
+                            ShuffleRecords.producerName(producer), parallelism, kind.hybridMode());
             writers.add(writer);
             partitions.set(producer, writer.partition());
         }
@@ -212,33 +218,46 @@ final class HybridShuffle {
     private void startProducers() {
         for (int producer = 0; producer < parallelism; producer++) {
             int index = producer;
-            long share = ShuffleTasks.share(settings.bytes(), parallelism, producer);
+            long share = ShuffleRecords.share(settings.bytes(), parallelism, producer);
             HybridPartitionWriter writer = writers.isEmpty() ? null : writers.get(producer);
             producers.add(producerThreads.submit(() -> produce(index, share, writer)));
         }
     }
 
-    /** One producer's task: creates its writer unless it was given one, writes, finishes. */
-    private @Nullable Void produce(int producer, long share, @Nullable HybridPartitionWriter given)
+    /**
+     * One producer's task: creates its writer unless it was given one, writes, finishes; returns
+     * what it wrote.
+     */
+    private Delivered produce(int producer, long share, @Nullable HybridPartitionWriter given)
             throws IOException {
         HybridPartitionWriter writer = given;
         if (writer == null) {
             try {
                 writer =
                         worker.createHybridPartition(
-                                "p" + producer, parallelism, kind.hybridMode());
+                                ShuffleRecords.producerName(producer),
+                                parallelism,
+                                kind.hybridMode());
                 partitions.set(producer, writer.partition());
             } finally {
                 created.countDown();
             }
         }
+        Delivered written;
         try (HybridPartitionWriter owned = writer) {
-            ShuffleTasks.writeRecords(
-                    owned, share, settings.recordBytes(), source, settings.producerPace());
+            written =
+                    ShuffleRecords.write(
+                            owned::emit,
+                            owned.name(),
+                            owned.numSubpartitions(),
+                            share,
+                            settings.recordBytes(),
+                            source,
+                            settings.producerPace());
             owned.finish();
         }
         lastProducerEnd.accumulateAndGet(System.nanoTime(), Math::max);
-        return null;
+        return written;
     }
 
     /** Late consumers: waits until the partitions have produced {@code bytes} (or all ended). */

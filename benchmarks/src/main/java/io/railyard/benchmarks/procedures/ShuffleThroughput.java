@@ -40,8 +40,10 @@ import org.jspecify.annotations.Nullable;
  *       HybridShuffle} says what runs where).
  * </ul>
  *
- * <p>Consumers check what they read: the total record bytes must equal what was written, else the
- * run fails. Plain class: {@code ShuffleThroughputTest} runs it at a tiny scale in CI.
+ * <p>Consumers check what they read: the records, their bytes and the sum of their hashes ({@link
+ * Delivered}, counted by {@link RecordTally}) must equal what the producers wrote ({@link
+ * ShuffleRecords}), else the run fails. Plain class: {@code ShuffleThroughputTest} runs it at a
+ * tiny scale in CI.
  */
 public final class ShuffleThroughput {
     /** Partition kinds. */
@@ -197,7 +199,7 @@ public final class ShuffleThroughput {
         }
 
         /** One producer's record bytes per second, or 0 if unpaced. */
-        long producerPace() {
+        public long producerPace() {
             return producerBytesPerSecond == 0
                     ? 0
                     : Math.max(1, producerBytesPerSecond / Math.min(slots, parallelism));
@@ -322,20 +324,39 @@ public final class ShuffleThroughput {
      * @param files files created
      * @param hybrid where the bytes went, for a measured hybrid kind; else null
      * @param failure why it has no numbers, or null
+     * @param delivered what the consumers of a partition kind (or of Flink's partitions) read,
+     *     checked against what the producers wrote; null for the sequential limits and when not
+     *     measured
      */
     public record Throughput(
             double writeMbPerSecond,
             double readMbPerSecond,
             long files,
             @Nullable HybridCounts hybrid,
-            @Nullable Failure failure) {
+            @Nullable Failure failure,
+            @Nullable Delivered delivered) {
+        /** A measurement without records (the sequential limits). */
         static Throughput measured(double write, double read, long files) {
-            return new Throughput(write, read, files, null, null);
+            return new Throughput(write, read, files, null, null, null);
         }
 
-        static Throughput failed(long files, Reason reason, String message) {
-            return new Throughput(
-                    Double.NaN, Double.NaN, files, null, new Failure(reason, message, 0));
+        /**
+         * A measured shuffle whose consumers read {@code delivered} (checked against the producers
+         * already).
+         */
+        public static Throughput measured(
+                double write, double read, long files, Delivered delivered) {
+            return new Throughput(write, read, files, null, null, delivered);
+        }
+
+        /** No numbers: {@code reason} and a message with numbers but no option names. */
+        public static Throughput failed(long files, Reason reason, String message) {
+            return notMeasured(files, new Failure(reason, message, 0));
+        }
+
+        /** No numbers, for the reason {@code failure} gives. */
+        public static Throughput notMeasured(long files, Failure failure) {
+            return new Throughput(Double.NaN, Double.NaN, files, null, failure, null);
         }
     }
 
@@ -354,6 +375,8 @@ public final class ShuffleThroughput {
      * @param limit the sequential file limit through the page cache
      * @param deviceLimit the same with direct IO (the device itself), or a failure
      * @param systems each kind that was run, in {@link Kind} order
+     * @param flinkSort Flink's sort-merge partition on the same records, memory and page size (the
+     *     comparison, measured outside this package: {@link #withFlinkSort}), or null
      */
     public record Result(
             int parallelism,
@@ -366,12 +389,30 @@ public final class ShuffleThroughput {
             long producerBytesPerSecond,
             Throughput limit,
             Throughput deviceLimit,
-            Map<Kind, Throughput> systems) {
+            Map<Kind, Throughput> systems,
+            @Nullable Throughput flinkSort) {
         /** Copies {@code systems}. */
         public Result {
             systems =
                     Collections.unmodifiableMap(
                             systems.isEmpty() ? new EnumMap<>(Kind.class) : new EnumMap<>(systems));
+        }
+
+        /** This result with Flink's sort-merge partition measured on the same settings. */
+        public Result withFlinkSort(Throughput flink) {
+            return new Result(
+                    parallelism,
+                    bytes,
+                    recordBytes,
+                    slots,
+                    networkMemoryBytes,
+                    gatePages,
+                    consumers,
+                    producerBytesPerSecond,
+                    limit,
+                    deviceLimit,
+                    systems,
+                    flink);
         }
 
         /** The result of {@code kind}, or null if it was not run. O(1). */
@@ -383,6 +424,9 @@ public final class ShuffleThroughput {
         public @Nullable Failure ioFailure() {
             List<Throughput> all = new ArrayList<>(List.of(limit, deviceLimit));
             all.addAll(systems.values());
+            if (flinkSort != null) {
+                all.add(flinkSort);
+            }
             for (Throughput t : all) {
                 if (t.failure() != null && t.failure().reason() == Reason.IO_ERROR) {
                     return t.failure();
@@ -453,7 +497,8 @@ public final class ShuffleThroughput {
                     settings.producerBytesPerSecond(),
                     limit,
                     device,
-                    systems);
+                    systems,
+                    null);
         }
     }
 
@@ -515,11 +560,8 @@ public final class ShuffleThroughput {
         long required = requiredMemoryBytes(settings, kind);
         long available = settings.options().totalMemoryBytes();
         if (required > available) {
-            return new Throughput(
-                    Double.NaN,
-                    Double.NaN,
+            return Throughput.notMeasured(
                     0,
-                    null,
                     new Failure(Reason.INSUFFICIENT_MEMORY, memoryNeeds(settings, kind), required));
         }
         Path directory;
@@ -549,7 +591,7 @@ public final class ShuffleThroughput {
     }
 
     /** What went wrong with a file, in one line. */
-    static String describe(IOException e) {
+    public static String describe(IOException e) {
         if (e instanceof FileSystemException fse && fse.getFile() != null) {
             String reason = fse.getReason();
             return fse.getFile() + ": " + (reason != null ? reason : e.getClass().getSimpleName());
@@ -557,8 +599,8 @@ public final class ShuffleThroughput {
         return String.valueOf(e.getMessage());
     }
 
-    /** Megabytes (10^6 bytes) per second. */
-    static double mbPerSecond(long bytes, long nanos) {
+    /** Megabytes (10^6 bytes) per second: how every MB/s of the measurement is computed. */
+    public static double mbPerSecond(long bytes, long nanos) {
         return bytes / 1e6 / (Math.max(1, nanos) / 1e9);
     }
 

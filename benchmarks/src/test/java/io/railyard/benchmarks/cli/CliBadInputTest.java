@@ -184,6 +184,10 @@ class CliBadInputTest {
                         "shuffle",
                         "--compression",
                         "zstd"),
+                usage(
+                        "shuffle: Invalid value for option '--with-flink': 'yes' is not a boolean",
+                        "shuffle",
+                        "--with-flink=yes"),
                 // the others
                 usage(
                         "memory: --parallelism must be in [1, 16777216], was 0",

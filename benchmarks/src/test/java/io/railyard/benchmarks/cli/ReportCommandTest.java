@@ -101,8 +101,10 @@ class ReportCommandTest {
     }
 
     @Test
-    void report_withFlink_addsALiveFlinkColumn(@TempDir Path dir) throws Exception {
+    void report_withFlink_addsALiveFlinkColumn_andFlinkSortToTheShuffle(@TempDir Path dir)
+            throws Exception {
         Path json = dir.resolve("report.json");
+        Path files = Files.createDirectories(dir.resolve("files"));
         CliRun run =
                 CliRun.of(
                         "report",
@@ -111,13 +113,26 @@ class ReportCommandTest {
                         "--with-flink",
                         "--no-progress",
                         "--shuffle-parallelism",
-                        "0",
+                        "4",
+                        "--shuffle-mib",
+                        "1",
+                        "--shuffle-dir",
+                        files.toString(),
                         "--json",
                         json.toString());
 
         String out = run.succeeded().out();
-        assertThat(out).contains("Flink 2.1").contains("ratio");
-        JsonNode flink = new ObjectMapper().readTree(json.toFile()).path("flink");
+        assertThat(out).contains("Flink 2.1").contains("ratio").contains("flink-sort");
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        JsonNode shuffle = root.path("shuffle");
+        assertThat(shuffle.path("flink-sort").path("read_mb_s").asDouble()).isPositive();
+        assertThat(shuffle.path("flink-sort").path("files").asLong()).isEqualTo(8);
+        assertThat(shuffle.path("flink-sort").path("checksum"))
+                .isEqualTo(shuffle.path("sort").path("checksum"));
+        try (var left = Files.list(files)) {
+            assertThat(left).isEmpty();
+        }
+        JsonNode flink = root.path("flink");
         assertThat(flink.path("version").asText()).startsWith("2.");
         for (String procedure :
                 new String[] {

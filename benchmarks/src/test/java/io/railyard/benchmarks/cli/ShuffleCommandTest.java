@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,6 +66,9 @@ class ShuffleCommandTest {
             assertThat(system.path("write_mb_s").asDouble()).as(mode).isPositive();
             assertThat(system.path("read_mb_s").asDouble()).as(mode).isPositive();
             assertThat(system.path("files").asLong()).as(mode).isPositive();
+            // 3 producers of a third of 1 MiB each: 1,365 records of 256 bytes and a shorter one
+            assertThat(system.path("records").asLong()).as(mode).isEqualTo(3 * 1366);
+            assertThat(system.path("checksum").asText()).as(mode).matches("[0-9a-f]{16}");
             boolean hybrid = mode.startsWith("hybrid");
             for (String key :
                     new String[] {
@@ -159,5 +163,79 @@ class ShuffleCommandTest {
         assertThat(full.path("write_mb_s").isNull()).isTrue();
         assertThat(full.path("required_memory_bytes").asLong()).isEqualTo((17 + 100L * 129) << 15);
         assertThat(full.has("disk_write_fraction")).isFalse();
+    }
+
+    @Test
+    void shuffle_withFlink_addsFlinkSortBesideSort_deliveringTheSameRecords() throws Exception {
+        Path json = dir.resolve("shuffle.json");
+        Path files = Files.createDirectories(dir.resolve("files"));
+
+        String out =
+                CliRun.of(
+                                "shuffle",
+                                "--parallelism",
+                                "3",
+                                "--bytes-mib",
+                                "1",
+                                "--mode",
+                                "hash,sort",
+                                "--with-flink",
+                                "--dir",
+                                files.toString(),
+                                "--json",
+                                json.toString())
+                        .succeeded()
+                        .out();
+
+        List<String> systems =
+                out.lines()
+                        .filter(line -> line.startsWith("3 "))
+                        .map(line -> line.substring(12, 28).strip())
+                        .toList();
+        assertThat(systems).containsExactly("limit", "device", "sort", "flink-sort", "hash");
+        assertThat(out).contains("flink-sort = Flink 2.1.0 SortMergeResultPartition");
+        JsonNode run = new ObjectMapper().readTree(json.toFile()).path("runs").path(0);
+        JsonNode sort = run.path("sort");
+        JsonNode flink = run.path("flink-sort");
+        assertThat(flink.path("write_mb_s").asDouble()).isPositive();
+        assertThat(flink.path("read_mb_s").asDouble()).isPositive();
+        assertThat(flink.path("files").asLong()).isEqualTo(6);
+        assertThat(flink.path("records").asLong()).isEqualTo(3 * 1366);
+        assertThat(flink.path("records")).isEqualTo(sort.path("records"));
+        assertThat(flink.path("checksum").asText())
+                .matches("[0-9a-f]{16}")
+                .isEqualTo(sort.path("checksum").asText());
+        try (var left = Files.list(files)) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    @Test
+    void shuffle_withFlinkBeyondMemory_isNotMeasured_andSaysWhatToChange() throws Exception {
+        // Hash is not checked up front: 1 MiB holds neither its gate nor Flink's writer.
+        String out =
+                CliRun.of(
+                                "shuffle",
+                                "--parallelism",
+                                "1",
+                                "--bytes-mib",
+                                "1",
+                                "--memory-mib",
+                                "1",
+                                "--mode",
+                                "hash",
+                                "--with-flink",
+                                "--dir",
+                                dir.toString())
+                        .succeeded()
+                        .out();
+
+        assertThat(out)
+                .contains(
+                        "flink-sort       not measured: needs 2368 KiB of network memory, has 1"
+                                + " MiB: 1 writer at once, each a Flink sort-merge writer of 73"
+                                + " buffers (a Railyard sort writer's pages) of 32 KiB, plus at"
+                                + " least 1 buffer for Flink's batch-shuffle read pool; raise"
+                                + " --memory-mib to at least 3 to measure it");
     }
 }

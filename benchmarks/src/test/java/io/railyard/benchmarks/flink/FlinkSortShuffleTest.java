@@ -1,0 +1,136 @@
+package io.railyard.benchmarks.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.railyard.benchmarks.procedures.Delivered;
+import io.railyard.benchmarks.procedures.RecordTally;
+import io.railyard.benchmarks.procedures.ShuffleRecords;
+import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.ShuffleOptions.Compression;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The CI twin of the shuffle comparison ({@code shuffle --with-flink}): Railyard's sort partitions
+ * and Flink's {@code SortMergeResultPartition}, driven by {@link ShuffleThroughput} and {@link
+ * FlinkSortShuffle} on the same settings, deliver exactly the records producers wrote, checked
+ * against an oracle that hashes every record of the generator one by one. Small P, small bytes,
+ * compression off and on; 20-byte records (many per page, compressible, some spanning pages) and
+ * 5,000-byte ones (each spans pages of 4 KiB). Asserts records, never speed.
+ */
+class FlinkSortShuffleTest {
+    @TempDir Path dir;
+
+    private Settings settings(int parallelism, int recordBytes, Compression compression) {
+        return new Settings(
+                parallelism,
+                300_001,
+                recordBytes,
+                4,
+                ShuffleOptions.builder()
+                        .pageSizeBytes(4096)
+                        .totalPages(4096)
+                        .compression(compression)
+                        .build(),
+                dir,
+                EnumSet.of(Kind.SORT),
+                Consumers.EARLY);
+    }
+
+    /** The oracle: every record the producers of {@code settings} write, hashed one by one. */
+    private static Delivered written(Settings settings) {
+        RecordTally tally = new RecordTally();
+        int recordBytes = settings.recordBytes();
+        byte[] source = ShuffleRecords.source(recordBytes);
+        for (int producer = 0; producer < settings.parallelism(); producer++) {
+            long share = ShuffleRecords.share(settings.bytes(), settings.parallelism(), producer);
+            for (long at = 0; at < share; at += recordBytes) {
+                int slice = (int) (at / recordBytes % 64);
+                int length = (int) Math.min(recordBytes, share - at);
+                tally.add(ByteBuffer.wrap(source, slice * recordBytes, length));
+            }
+        }
+        return tally.delivered();
+    }
+
+    @ParameterizedTest(name = "P = {0}, {1}-byte records, {2}")
+    @CsvSource({
+        "1, 20, NONE",
+        "7, 20, NONE",
+        "32, 20, NONE",
+        "1, 20, LZ4",
+        "7, 20, LZ4",
+        "32, 20, LZ4",
+        "1, 5000, NONE",
+        "7, 5000, LZ4",
+        "32, 5000, NONE"
+    })
+    void bothSides_deliverExactlyWhatProducersWrote(
+            int parallelism, int recordBytes, Compression compression) throws Exception {
+        Settings settings = settings(parallelism, recordBytes, compression);
+        Delivered written = written(settings);
+
+        Throughput railyard = ShuffleThroughput.run(settings, Kind.SORT);
+        Throughput flink = FlinkSortShuffle.run(settings);
+
+        assertThat(railyard.failure()).isNull();
+        assertThat(flink.failure()).isNull();
+        assertThat(written.bytes()).isEqualTo(settings.bytes());
+        assertThat(railyard.delivered()).isEqualTo(written);
+        assertThat(flink.delivered()).isEqualTo(written);
+        assertThat(flink.files())
+                .as("a data and an index file per partition")
+                .isEqualTo(2L * parallelism);
+        assertThat(flink.writeMbPerSecond()).isPositive();
+        assertThat(flink.readMbPerSecond()).isPositive();
+        try (var files = Files.list(dir)) {
+            assertThat(files).as("every file and directory deleted").isEmpty();
+        }
+    }
+
+    @Test
+    void run_writersLeaveNoReadBuffer_isNotMeasuredAndSaysWhatItNeeds() {
+        // 4 writers at once of 7 pages (4 + 2 + 1) fill all 28 pages: no room for the read pool.
+        Settings settings =
+                new Settings(
+                        8,
+                        10_000,
+                        100,
+                        4,
+                        ShuffleOptions.builder()
+                                .pageSizeBytes(4096)
+                                .totalPages(28)
+                                .sortBufferPages(4)
+                                .writeBatchPages(2)
+                                .compression(Compression.NONE)
+                                .build(),
+                        dir,
+                        EnumSet.of(Kind.SORT),
+                        Consumers.EARLY);
+
+        Throughput flink = FlinkSortShuffle.run(settings);
+
+        assertThat(flink.failure()).isNotNull();
+        assertThat(flink.failure().reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
+        assertThat(flink.failure().requiredMemoryBytes()).isEqualTo(29 * 4096L);
+        assertThat(flink.failure().message())
+                .isEqualTo(
+                        "needs 116 KiB of network memory, has 112 KiB: 4 writers at once, each a"
+                                + " Flink sort-merge writer of 7 buffers (a Railyard sort writer's"
+                                + " pages) of 4 KiB, plus at least 1 buffer for Flink's"
+                                + " batch-shuffle read pool");
+        assertThat(flink.delivered()).isNull();
+    }
+}
