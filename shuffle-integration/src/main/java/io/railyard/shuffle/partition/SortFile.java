@@ -23,8 +23,8 @@ import java.util.function.LongConsumer;
  *       data and index stream out together. The heap keeps one offset per region to find the blocks
  *       again ({@link SortPartition}).
  *   <li>The sections of a region of {@value #ALIGNED_REGION_BYTES} bytes or more start at a
- *       multiple of {@value #SECTION_ALIGNMENT} bytes, so full pages are written on whole
- *       file-system blocks; the file's size then counts the holes this leaves.
+ *       multiple of {@value #SECTION_ALIGNMENT} bytes, so full pages are written at offsets the
+ *       page cache can serve with large folios; the file's size then counts the holes this leaves.
  *   <li>The bytes written (frames and index) are counted into the writer's and worker's counters.
  * </ul>
  *
@@ -33,12 +33,14 @@ import java.util.function.LongConsumer;
  */
 final class SortFile implements SortBuffer.SectionSink {
     /**
-     * The sections of a large region start at a multiple of this: full pages then land on whole
-     * file-system blocks. (Starting 16 bytes after a one-entry index block, every 32 KiB write
-     * touched nine blocks, two of them partly, and the one-subpartition writer wrote 35 % slower
-     * than the hash writer, whose files start at 0.)
+     * The sections of a large region start at a multiple of this, so 32 KiB pages are written at 32
+     * KiB-aligned offsets, which the kernel's page cache fills with large folios. Measured at one
+     * subpartition, 1 GiB, three runs each: starting 16 bytes after a one-entry index block, the
+     * lane writer wrote at 0.6–0.7 of the hash writer's rate (whose files start at 0); 4 KiB
+     * alignment still allocated a 4 KiB folio per block (the kernel's folio lookups tripled); 64
+     * KiB alignment: 0.84–0.91.
      */
-    static final int SECTION_ALIGNMENT = 4096;
+    static final int SECTION_ALIGNMENT = 64 * 1024;
 
     /** A region of at least this many bytes is aligned; the hole costs at most 1/16 of it. */
     static final int ALIGNED_REGION_BYTES = 16 * SECTION_ALIGNMENT;
@@ -103,7 +105,8 @@ final class SortFile implements SortBuffer.SectionSink {
         }
         long done = 0;
         while (done < expected) {
-            done += channel.write(buffers, 0, count);
+            // One buffer: write(2), not writev(2).
+            done += count == 1 ? channel.write(buffers[0]) : channel.write(buffers, 0, count);
         }
         written.accept(done);
     }

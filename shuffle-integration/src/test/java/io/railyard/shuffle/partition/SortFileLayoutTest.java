@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The sort partition's on-disk layout (ARCHITECTURE.md, "Sort-based partitions"): one file; each
  * region opens with its index block of one entry per subpartition, whose entries locate the
- * region's sections right after the block (or from the next 4 KiB boundary, for a large region),
- * back to back in subpartition order.
+ * region's sections right after the block (or from the next {@link SortFile#SECTION_ALIGNMENT}
+ * boundary, for a large region), back to back in subpartition order.
  */
 class SortFileLayoutTest {
     private static final int N = 3;
@@ -61,7 +61,8 @@ class SortFileLayoutTest {
             long regionStart = 0;
             for (int region = 0; region < partition.regionCount(); region++) {
                 long blockEnd = regionStart + (long) N * IndexEntry.BYTES;
-                long aligned = (blockEnd + 4095) / 4096 * 4096; // a large region's sections
+                int alignment = SortFile.SECTION_ALIGNMENT; // a large region's sections
+                long aligned = (blockEnd + alignment - 1) / alignment * alignment;
                 entry.wrap(file, (int) regionStart);
                 assertThat(entry.sectionOffset()).isIn(blockEnd, aligned);
                 long next = entry.sectionOffset();
