@@ -6,11 +6,8 @@ import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
-import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -66,36 +63,20 @@ public class ShuffleSideBySideBenchmark {
     public SideBySide system;
 
     @SuppressWarnings("NullAway.Init") // set in setup
-    private ShuffleThroughput.Settings settings;
-
-    @SuppressWarnings("NullAway.Init") // set in setup
-    private ShuffleDirectory directory;
+    private ShuffleThroughput.Fixture fixture;
 
     /** A directory and the settings. */
     @Setup
     public void setUp() throws IOException {
-        Path parent = Path.of(System.getProperty("java.io.tmpdir"));
-        ShuffleDirectory.sweepStale(parent);
-        directory = ShuffleDirectory.create(parent, "railyard-shuffle-jmh-").deleteOnExit();
-        settings =
-                new ShuffleThroughput.Settings(
-                        parallelism,
-                        (long) mebibytes << 20,
-                        ShuffleThroughput.DEFAULT_RECORD_BYTES,
-                        ShuffleThroughput.DEFAULT_SLOTS,
-                        ShuffleOptions.builder()
-                                .totalMemoryBytes(64L << 20)
-                                .compression(compression)
-                                .build(),
-                        directory.path(),
-                        EnumSet.of(Kind.SORT),
-                        Consumers.EARLY);
+        fixture =
+                ShuffleThroughput.Fixture.create(
+                        parallelism, mebibytes, 64L << 20, compression, Kind.SORT, Consumers.EARLY);
     }
 
     /** Removes the directory (each shuffle deleted its files already) and its exit hook. */
     @TearDown
     public void tearDown() throws IOException {
-        directory.close();
+        fixture.close();
     }
 
     /** Writes and reads everything; returns the records read (checked against those written). */
@@ -103,8 +84,8 @@ public class ShuffleSideBySideBenchmark {
     public long shuffle() {
         Throughput result =
                 system == SideBySide.RAILYARD
-                        ? ShuffleThroughput.run(settings, Kind.SORT)
-                        : FlinkSortShuffle.run(settings);
+                        ? ShuffleThroughput.run(fixture.settings(), Kind.SORT)
+                        : FlinkSortShuffle.run(fixture.settings());
         Failure failure = result.failure();
         Delivered read = result.delivered();
         if (failure != null || read == null) {

@@ -1,11 +1,8 @@
 package io.railyard.benchmarks.jmh;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
-import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -61,42 +58,31 @@ public class ShuffleBenchmark {
     public int memoryMib;
 
     @SuppressWarnings("NullAway.Init") // set in setup
-    private ShuffleThroughput.Settings settings;
-
-    @SuppressWarnings("NullAway.Init") // set in setup
-    private ShuffleDirectory directory;
+    private ShuffleThroughput.Fixture fixture;
 
     /** A directory and the settings. */
     @Setup
     public void setUp() throws IOException {
-        Path parent = Path.of(System.getProperty("java.io.tmpdir"));
-        ShuffleDirectory.sweepStale(parent);
-        directory = ShuffleDirectory.create(parent, "railyard-shuffle-jmh-").deleteOnExit();
-        settings =
-                new ShuffleThroughput.Settings(
+        fixture =
+                ShuffleThroughput.Fixture.create(
                         parallelism,
-                        (long) mebibytes << 20,
-                        ShuffleThroughput.DEFAULT_RECORD_BYTES,
-                        ShuffleThroughput.DEFAULT_SLOTS,
-                        ShuffleOptions.builder()
-                                .totalMemoryBytes((long) memoryMib << 20)
-                                .compression(ShuffleOptions.Compression.NONE)
-                                .build(),
-                        directory.path(),
-                        EnumSet.of(kind),
+                        mebibytes,
+                        (long) memoryMib << 20,
+                        ShuffleOptions.Compression.NONE,
+                        kind,
                         consumers);
     }
 
     /** Removes the directory (each shuffle deleted its files already) and its exit hook. */
     @TearDown
     public void tearDown() throws IOException {
-        directory.close();
+        fixture.close();
     }
 
     /** Writes and reads everything; fails naming the memory needed if it does not fit. */
     @Benchmark
     public double shuffle() throws IOException {
-        ShuffleThroughput.Throughput result = ShuffleThroughput.run(settings, kind);
+        ShuffleThroughput.Throughput result = ShuffleThroughput.run(fixture.settings(), kind);
         if (result.failure() != null) {
             throw new IllegalStateException(result.failure().message());
         }

@@ -442,6 +442,53 @@ public final class ShuffleThroughput {
     /** Tasks running at once unless told otherwise: a worker's slots. */
     public static final int DEFAULT_SLOTS = 8;
 
+    /**
+     * A benchmark's shuffle: a marked shuffle directory under {@code java.io.tmpdir} (stale ones
+     * swept first) and settings with the default record size and slots. Close it to remove the
+     * directory.
+     */
+    public record Fixture(ShuffleDirectory directory, Settings settings) implements AutoCloseable {
+        /**
+         * A fixture for {@code kind} at {@code parallelism}: {@code mebibytes} of records through
+         * {@code memoryBytes} of network memory with {@code compression}.
+         */
+        public static Fixture create(
+                int parallelism,
+                int mebibytes,
+                long memoryBytes,
+                ShuffleOptions.Compression compression,
+                Kind kind,
+                Consumers consumers)
+                throws IOException {
+            Path parent = Path.of(System.getProperty("java.io.tmpdir"));
+            ShuffleDirectory.sweepStale(parent);
+            ShuffleDirectory directory =
+                    ShuffleDirectory.create(parent, "railyard-shuffle-jmh-").deleteOnExit();
+            ShuffleOptions options =
+                    ShuffleOptions.builder()
+                            .totalMemoryBytes(memoryBytes)
+                            .compression(compression)
+                            .build();
+            Settings settings =
+                    new Settings(
+                            parallelism,
+                            (long) mebibytes << 20,
+                            DEFAULT_RECORD_BYTES,
+                            DEFAULT_SLOTS,
+                            options,
+                            directory.path(),
+                            EnumSet.of(kind),
+                            consumers);
+            return new Fixture(directory, settings);
+        }
+
+        /** Removes the directory (each shuffle deleted its files already) and its exit hook. */
+        @Override
+        public void close() throws IOException {
+            directory.close();
+        }
+    }
+
     /** Most tasks at once. */
     public static final int MAX_SLOTS = 256;
 
