@@ -3,17 +3,15 @@ package io.railyard.benchmarks.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.benchmarks.procedures.Delivered;
-import io.railyard.benchmarks.procedures.RecordTally;
-import io.railyard.benchmarks.procedures.ShuffleRecords;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
+import io.railyard.benchmarks.procedures.WrittenRecords;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -49,22 +47,6 @@ class FlinkSortShuffleTest {
                 Consumers.EARLY);
     }
 
-    /** The oracle: every record the producers of {@code settings} write, hashed one by one. */
-    private static Delivered written(Settings settings) {
-        RecordTally tally = new RecordTally();
-        int recordBytes = settings.recordBytes();
-        byte[] source = ShuffleRecords.source(recordBytes);
-        for (int producer = 0; producer < settings.parallelism(); producer++) {
-            long share = ShuffleRecords.share(settings.bytes(), settings.parallelism(), producer);
-            for (long at = 0; at < share; at += recordBytes) {
-                int slice = (int) (at / recordBytes % 64);
-                int length = (int) Math.min(recordBytes, share - at);
-                tally.add(ByteBuffer.wrap(source, slice * recordBytes, length));
-            }
-        }
-        return tally.delivered();
-    }
-
     @ParameterizedTest(name = "P = {0}, {1}-byte records, {2}")
     @CsvSource({
         "1, 20, NONE",
@@ -80,7 +62,7 @@ class FlinkSortShuffleTest {
     void bothSides_deliverExactlyWhatProducersWrote(
             int parallelism, int recordBytes, Compression compression) throws Exception {
         Settings settings = settings(parallelism, recordBytes, compression);
-        Delivered written = written(settings);
+        Delivered written = WrittenRecords.of(settings);
 
         Throughput railyard = ShuffleThroughput.run(settings, Kind.SORT);
         Throughput flink = FlinkSortShuffle.run(settings);

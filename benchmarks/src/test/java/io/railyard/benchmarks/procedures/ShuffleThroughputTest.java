@@ -15,7 +15,6 @@ import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.HybridStats;
 import io.railyard.shuffle.partition.ShuffleMemory;
 import io.railyard.shuffle.partition.ShuffleWorker;
-import java.nio.ByteBuffer;
 import java.nio.file.FileSystem;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,30 +65,11 @@ class ShuffleThroughputTest {
                 consumers);
     }
 
-    /**
-     * What the producers of {@code settings} write, record by record: the oracle of the consumers'
-     * {@link Delivered}.
-     */
-    static Delivered written(ShuffleThroughput.Settings settings) {
-        RecordTally tally = new RecordTally();
-        int recordBytes = settings.recordBytes();
-        byte[] source = ShuffleRecords.source(recordBytes);
-        for (int producer = 0; producer < settings.parallelism(); producer++) {
-            long share = ShuffleRecords.share(settings.bytes(), settings.parallelism(), producer);
-            for (long at = 0; at < share; at += recordBytes) {
-                int slice = (int) (at / recordBytes % 64);
-                int length = (int) Math.min(recordBytes, share - at);
-                tally.add(ByteBuffer.wrap(source, slice * recordBytes, length));
-            }
-        }
-        return tally.delivered();
-    }
-
     @Test
     void measure_smallShuffle_everyKindReadsEverythingAndCountsFiles() throws Exception {
         ShuffleThroughput.Result result =
                 ShuffleThroughput.measure(settings(5, 2048, dir), step -> {});
-        Delivered written = written(settings(5, 2048, dir));
+        Delivered written = WrittenRecords.of(settings(5, 2048, dir));
 
         assertThat(result.limit().writeMbPerSecond()).isPositive();
         // Direct IO works on the usual Linux file systems; where it does not, the result says so.
