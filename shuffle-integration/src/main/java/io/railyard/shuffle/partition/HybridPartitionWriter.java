@@ -46,6 +46,7 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
     private final SortBuffer buffer;
     private final LaneStream lane;
     private final SortBuffer.SectionSink sink = this::section;
+    private final SortBuffer.Overflow overflow = new Overflow();
     private final ByteBuffer slot;
     private final int memoryLimitPages;
     private final double spillFraction;
@@ -127,25 +128,26 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
 
     @Override
     void append(ByteBuffer record, int subpartition) throws IOException {
-        add(record, subpartition);
+        buffer.append(record, subpartition, overflow);
     }
 
     @Override
     void appendBroadcast(ByteBuffer record) throws IOException {
-        add(record, FrameCodec.BROADCAST_LANE);
+        buffer.append(record, FrameCodec.BROADCAST_LANE, overflow);
     }
 
-    private void add(ByteBuffer record, int recordLane) throws IOException {
-        if (buffer.tryAppend(record, recordLane)) {
-            return;
+    /** When a record does not fit the buffer: seal what it holds; a huge record is sealed alone. */
+    private final class Overflow implements SortBuffer.Overflow {
+        @Override
+        public void spill() throws IOException {
+            sealBuffered();
         }
-        sealBuffered();
-        if (!buffer.fitsEmpty(record.remaining())) {
+
+        @Override
+        public void writeAlone(ByteBuffer record, int recordLane) throws IOException {
             beginRegion(recordLane == FrameCodec.BROADCAST_LANE);
             buffer.drainAlone(record, recordLane, lane, sink);
             endRegion();
-        } else if (!buffer.tryAppend(record, recordLane)) {
-            throw new IllegalStateException("a record that fits an empty sort buffer was refused");
         }
     }
 

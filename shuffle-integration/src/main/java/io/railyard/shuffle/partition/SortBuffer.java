@@ -39,6 +39,15 @@ final class SortBuffer {
         void section(int lane, long bytes) throws IOException;
     }
 
+    /** What a writer does when a record does not fit: {@link #append}'s two ways out. */
+    interface Overflow {
+        /** Drains what the buffer holds as a region (it is not empty). */
+        void spill() throws IOException;
+
+        /** Writes {@code record} alone as a region ({@link #drainAlone}); the buffer is empty. */
+        void writeAlone(ByteBuffer record, int lane) throws IOException;
+    }
+
     // A buffered record's header (see the design notes): length, then the next record's position.
     private static final int RECORD_LENGTH_OFFSET = 0;
     private static final int RECORD_NEXT_OFFSET = 4;
@@ -87,6 +96,25 @@ final class SortBuffer {
     /** Buffered bytes, record headers and page-end padding included. */
     int bufferedBytes() {
         return position;
+    }
+
+    /**
+     * Appends {@code record} to {@code lane}; when it does not fit, has {@code overflow} spill what
+     * is buffered first, and write the record alone if even an empty buffer cannot hold it.
+     * O(record length) plus what the overflow does.
+     */
+    void append(ByteBuffer record, int lane, Overflow overflow) throws IOException {
+        if (tryAppend(record, lane)) {
+            return;
+        }
+        if (!isEmpty()) {
+            overflow.spill();
+        }
+        if (!fitsEmpty(record.remaining())) {
+            overflow.writeAlone(record, lane);
+        } else if (!tryAppend(record, lane)) {
+            throw new IllegalStateException("a record that fits an empty sort buffer was refused");
+        }
     }
 
     /** Whether a record of {@code length} bytes could fit an empty buffer. */

@@ -26,7 +26,7 @@ import java.util.List;
  *
  * <p>Not thread-safe: owned by the producing task's thread.
  */
-final class SortPartitionWriter extends SortFormatWriter {
+final class SortPartitionWriter extends SortFormatWriter implements SortBuffer.Overflow {
     private final SortBuffer buffer;
     private final ByteBuffer[] batch;
     private final LaneStream lane;
@@ -52,26 +52,20 @@ final class SortPartitionWriter extends SortFormatWriter {
 
     @Override
     void append(ByteBuffer record, int subpartition) throws IOException {
-        add(record, subpartition);
+        buffer.append(record, subpartition, this);
     }
 
     @Override
     void appendBroadcast(ByteBuffer record) throws IOException {
-        add(record, FrameCodec.BROADCAST_LANE);
+        buffer.append(record, FrameCodec.BROADCAST_LANE, this);
     }
 
-    private void add(ByteBuffer record, int recordLane) throws IOException {
-        if (buffer.tryAppend(record, recordLane)) {
-            return;
-        }
-        spill();
-        if (!buffer.fitsEmpty(record.remaining())) {
-            file.beginRegion(record.remaining());
-            buffer.drainAlone(record, recordLane, lane, file);
-            endRegion();
-        } else if (!buffer.tryAppend(record, recordLane)) {
-            throw new IllegalStateException("a record that fits an empty sort buffer was refused");
-        }
+    /** {@link SortBuffer.Overflow}: the record is written as a region of its own. */
+    @Override
+    public void writeAlone(ByteBuffer record, int recordLane) throws IOException {
+        file.beginRegion(record.remaining());
+        buffer.drainAlone(record, recordLane, lane, file);
+        endRegion();
     }
 
     @Override
@@ -81,7 +75,8 @@ final class SortPartitionWriter extends SortFormatWriter {
     }
 
     /** Writes what is buffered as one region: its index block and its sections. */
-    private void spill() throws IOException {
+    @Override
+    public void spill() throws IOException {
         if (!buffer.isEmpty()) {
             file.beginRegion(buffer.bufferedBytes());
             buffer.drain(lane, file);
