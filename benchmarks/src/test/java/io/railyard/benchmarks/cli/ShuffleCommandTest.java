@@ -44,19 +44,8 @@ class ShuffleCommandTest {
     @Test
     void shuffle_defaultModes_jsonHasAnObjectPerMode() throws Exception {
         Path json = dir.resolve("out/shuffle.json");
-        Path files = Files.createDirectories(dir.resolve("files"));
 
-        CliRun.of(
-                        "shuffle",
-                        "--parallelism",
-                        "3",
-                        "--bytes-mib",
-                        "1",
-                        "--dir",
-                        files.toString(),
-                        "--json",
-                        json.toString())
-                .succeeded();
+        runShuffle(json, "--parallelism", "3", "--bytes-mib", "1");
 
         JsonNode run = new ObjectMapper().readTree(json.toFile()).path("runs").path(0);
         assertThat(run.path("consumers").asText()).isEqualTo("early");
@@ -92,11 +81,10 @@ class ShuffleCommandTest {
     @Test
     void shuffle_someModesLateConsumers_runsOnlyThose() throws Exception {
         Path json = dir.resolve("shuffle.json");
-        Path files = Files.createDirectories(dir.resolve("files"));
 
         String out =
-                CliRun.of(
-                                "shuffle",
+                runShuffle(
+                                json,
                                 "--parallelism",
                                 "4",
                                 "--bytes-mib",
@@ -104,12 +92,7 @@ class ShuffleCommandTest {
                                 "--mode",
                                 "hybrid-selective,sort",
                                 "--consumers",
-                                "late",
-                                "--dir",
-                                files.toString(),
-                                "--json",
-                                json.toString())
-                        .succeeded()
+                                "late")
                         .out();
 
         assertThat(out)
@@ -130,23 +113,17 @@ class ShuffleCommandTest {
     @Test
     void shuffle_hybridEarlyBeyondMemory_isNotMeasured_andSaysWhatToChange() throws Exception {
         Path json = dir.resolve("shuffle.json");
-        Path files = Files.createDirectories(dir.resolve("files"));
 
         // 100 writers of 65 pages and 100 gates of 64 pages do not fit in 64 MiB.
         String out =
-                CliRun.of(
-                                "shuffle",
+                runShuffle(
+                                json,
                                 "--parallelism",
                                 "100",
                                 "--bytes-mib",
                                 "1",
                                 "--mode",
-                                "hybrid-full",
-                                "--dir",
-                                files.toString(),
-                                "--json",
-                                json.toString())
-                        .succeeded()
+                                "hybrid-full")
                         .out();
 
         assertThat(out)
@@ -168,23 +145,17 @@ class ShuffleCommandTest {
     @Test
     void shuffle_withFlink_addsFlinkSortBesideSort_deliveringTheSameRecords() throws Exception {
         Path json = dir.resolve("shuffle.json");
-        Path files = Files.createDirectories(dir.resolve("files"));
 
         String out =
-                CliRun.of(
-                                "shuffle",
+                runShuffle(
+                                json,
                                 "--parallelism",
                                 "3",
                                 "--bytes-mib",
                                 "1",
                                 "--mode",
                                 "hash,sort",
-                                "--with-flink",
-                                "--dir",
-                                files.toString(),
-                                "--json",
-                                json.toString())
-                        .succeeded()
+                                "--with-flink")
                         .out();
 
         List<String> systems =
@@ -205,7 +176,7 @@ class ShuffleCommandTest {
         assertThat(flink.path("checksum").asText())
                 .matches("[0-9a-f]{16}")
                 .isEqualTo(sort.path("checksum").asText());
-        try (var left = Files.list(files)) {
+        try (var left = Files.list(dir.resolve("files"))) {
             assertThat(left).isEmpty();
         }
     }
@@ -237,5 +208,21 @@ class ShuffleCommandTest {
                                 + " buffers (a Railyard sort writer's pages) of 32 KiB, plus at"
                                 + " least 1 buffer for Flink's batch-shuffle read pool; raise"
                                 + " --memory-mib to at least 3 to measure it");
+    }
+
+    /**
+     * Runs {@code shuffle} with {@code args}, its files under {@code dir/files} and its JSON at
+     * {@code json}; the run must succeed.
+     */
+    private CliRun runShuffle(Path json, String... args) throws Exception {
+        Path files = Files.createDirectories(dir.resolve("files"));
+        String[] all = new String[args.length + 5];
+        all[0] = "shuffle";
+        System.arraycopy(args, 0, all, 1, args.length);
+        all[args.length + 1] = "--dir";
+        all[args.length + 2] = files.toString();
+        all[args.length + 3] = "--json";
+        all[args.length + 4] = json.toString();
+        return CliRun.of(all).succeeded();
     }
 }
