@@ -49,6 +49,9 @@ final class IoScheduler implements AutoCloseable {
     private final Map<Path, ReadFile> files = new HashMap<>();
     // Gates given buffers or ended channels this round: published once at its end.
     private final List<InputGate> touched = new ArrayList<>();
+    // Gates published to whose consumers were not woken yet (InputGate#publish): published again
+    // after every round until they are, and woken before the IO thread idles.
+    private final List<InputGate> deferred = new ArrayList<>();
     private final BufferOwner owner;
     private final List<Page> stagingPages;
     private final ReadStaging staging;
@@ -195,23 +198,12 @@ final class IoScheduler implements AutoCloseable {
         List<ChannelReader> round = new ArrayList<>();
         List<Runnable> jobs = new ArrayList<>();
         while (true) {
-            lock.lock();
-            try {
-                while (ready.isEmpty() && tasks.isEmpty() && !closing) {
-                    work.awaitUninterruptibly();
-                }
-                if (closing) {
-                    return;
-                }
-                jobs.addAll(tasks);
-                tasks.clear();
-                round.addAll(ready);
-                ready.clear();
-                for (ChannelReader channel : round) {
-                    channel.scheduled = false;
-                }
-            } finally {
-                lock.unlock();
+            if (!takeWork(round, jobs, deferred.isEmpty())) {
+                publishTouched(true); // nothing to do: wake every consumer still to be woken
+                continue;
+            }
+            if (closing) {
+                return;
             }
             runJobs(jobs);
             try {
@@ -225,19 +217,59 @@ final class IoScheduler implements AutoCloseable {
                     finish(channel, false);
                 }
             } finally {
-                publishTouched();
+                publishTouched(false);
             }
             round.clear();
         }
     }
 
-    /** Hands each gate what the round decoded for it: one lock and one wake-up per gate. */
-    private void publishTouched() {
+    /**
+     * Moves the queued channels and tasks into {@code round} and {@code jobs}, waiting for some if
+     * {@code mayWait}; false if there were none and it did not wait.
+     */
+    private boolean takeWork(List<ChannelReader> round, List<Runnable> jobs, boolean mayWait) {
+        lock.lock();
+        try {
+            while (ready.isEmpty() && tasks.isEmpty() && !closing) {
+                if (!mayWait) {
+                    return false;
+                }
+                work.awaitUninterruptibly();
+            }
+            jobs.addAll(tasks);
+            tasks.clear();
+            round.addAll(ready);
+            ready.clear();
+            for (ChannelReader channel : round) {
+                channel.scheduled = false;
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Hands each gate what the round decoded for it (one lock per gate), and publishes again to the
+     * gates whose wake-up was deferred; {@code force} wakes them all.
+     */
+    private void publishTouched(boolean force) {
         int handed = 0;
         for (int i = 0; i < touched.size(); i++) {
-            handed += touched.get(i).publish() ? 1 : 0;
+            InputGate gate = touched.get(i);
+            handed += gate.publish(force) ? 1 : 0;
+            if (gate.wakeDeferred && !deferred.contains(gate)) {
+                deferred.add(gate);
+            }
         }
         touched.clear();
+        for (int i = deferred.size() - 1; i >= 0; i--) {
+            InputGate gate = deferred.get(i);
+            gate.publish(force);
+            if (!gate.wakeDeferred) {
+                deferred.remove(i);
+            }
+        }
         handOffs.addAndGet(handed);
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -77,6 +78,62 @@ class ReadHandOffTest {
                     .as("hand-offs for %d one-buffer channels", PRODUCERS)
                     .isPositive()
                     .isLessThanOrEqualTo(PRODUCERS / GATE_PAGES);
+            for (BlockingPartition partition : partitions) {
+                partition.release();
+            }
+        }
+    }
+
+    /**
+     * A round's buffers for a gate whose channels are still in the IO thread's hands wait for the
+     * next round instead of waking the consumer for a few kilobytes; the IO thread wakes it before
+     * it idles. The test acts as the IO thread while that thread is parked.
+     */
+    @Test
+    void wakeUp_waitsWhileMoreIsComing_andComesBeforeTheIoThreadIdles() throws Exception {
+        ShuffleOptions options =
+                ShuffleOptions.builder()
+                        .pageSizeBytes(4096)
+                        .sortBufferPages(2)
+                        .readBatchPages(4)
+                        .gatePages(GATE_PAGES)
+                        .compression(Compression.NONE)
+                        .totalPages(64)
+                        .build();
+        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+            List<BlockingPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PRODUCERS; p++) {
+                partitions.add(ShuffleHarness.write(worker, Kind.SORT, "p" + p, 1, oneRecord(p)));
+            }
+            CountDownLatch parked = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            worker.ioScheduler()
+                    .execute(
+                            () -> {
+                                parked.countDown();
+                                awaitQuietly(release);
+                            });
+            assertThat(parked.await(30, TimeUnit.SECONDS)).as("IO thread parked").isTrue();
+            try (InputGate gate = worker.openGate("c", partitions, 0)) {
+                try {
+                    ChannelReader channel = partitions.get(0).readers.iterator().next();
+                    InputGate.Buffer buffer = gate.tryTake(channel, 100);
+                    assertThat(buffer).isNotNull();
+                    gate.deliver(buffer);
+
+                    assertThat(gate.publish(false)).as("handed over").isTrue();
+                    assertThat(gate.availability())
+                            .as("woken while %d channels are in service", GATE_PAGES)
+                            .isNotDone();
+                    gate.publish(true);
+                    assertThat(gate.availability()).as("woken before the IO thread idles").isDone();
+                    InputGate.Buffer polled = gate.poll();
+                    assertThat(polled).isSameAs(buffer);
+                    polled.recycle();
+                } finally {
+                    release.countDown();
+                }
+            }
             for (BlockingPartition partition : partitions) {
                 partition.release();
             }
