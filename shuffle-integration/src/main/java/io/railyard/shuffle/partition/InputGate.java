@@ -70,6 +70,9 @@ public final class InputGate implements AutoCloseable {
     private final int capacity;
     private final long maxTurnBytes;
     private final int maxInService;
+    // Only gates of blocking partitions defer wake-ups: a hybrid consumer that is late lets its
+    // producers' memory fill, and the rest is spilled and read back from disk.
+    private final boolean defersWakeUps;
     private final int pageSize;
     // Written under the gate's lock; read without it by turnBytes() (on the IO thread, which is
     // the only one that fills it).
@@ -115,11 +118,14 @@ public final class InputGate implements AutoCloseable {
         this.maxTurnBytes = (long) turnPages * pageSize;
         this.maxInService = Math.max(1, Math.min(capacity, MAX_IN_SERVICE));
         this.channels = new ArrayList<>(partitions.size());
+        boolean hybrid = false;
         for (int i = 0; i < partitions.size(); i++) {
             ChannelReader channel = new ChannelReader(this, i, partitions.get(i), subpartition);
             channels.add(channel);
             partitions.get(i).readers.add(channel);
+            hybrid |= partitions.get(i) instanceof HybridPartition;
         }
+        this.defersWakeUps = !hybrid;
         if (channels.isEmpty()) {
             availability.complete(null);
         }
@@ -390,14 +396,14 @@ public final class InputGate implements AutoCloseable {
      * call to the consumer in one lock; true if it handed over buffers. O(buffers); allocates
      * nothing.
      *
-     * <p>The consumer is woken (its {@link #availability()} completed) only when waiting longer
-     * would not bring more: the gate ended, failed or closed, {@code force} is set (the IO thread
-     * is about to idle), no channel of the gate is in the IO thread's hands, the gate holds half
-     * its pages, or the first deferred buffer waited {@value #MAX_WAKE_DELAY} ns. Otherwise the
-     * wake-up is deferred ({@link #wakeDeferred}) and the IO thread calls again after its next
-     * round: a consumer woken for each round's few kilobytes spends more on being woken than on the
-     * data (1,000-channel gates of 1 KiB sections). A consumer that is running sees published
-     * buffers at its next poll either way.
+     * <p>The consumer of a gate of blocking partitions is woken (its {@link #availability()}
+     * completed) only when waiting longer would not bring more: the gate ended, failed or closed,
+     * {@code force} is set (the IO thread is about to idle), no channel of the gate is in the IO
+     * thread's hands, the gate holds half its pages, or the first deferred buffer waited {@value
+     * #MAX_WAKE_DELAY} ns. Otherwise the wake-up is deferred ({@link #wakeDeferred}) and the IO
+     * thread calls again after its next round: a consumer woken for each round's few kilobytes
+     * spends more on being woken than on the data (1,000-channel gates of 1 KiB sections). A
+     * consumer that is running sees published buffers at its next poll either way.
      */
     boolean publish(boolean force) {
         boolean drop;
@@ -412,6 +418,7 @@ public final class InputGate implements AutoCloseable {
             boolean pending = !queue.isEmpty() && !availability.isDone();
             boolean wake =
                     force
+                            || !defersWakeUps
                             || failure != null
                             || isFinishedLocked()
                             || inService == 0
