@@ -85,7 +85,11 @@ public final class DeploymentDescriptors implements AutoCloseable {
         }
         ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builder();
         for (int k = 0; k < graph.numInputEdges(v); k++) {
-            inputs.add(input(topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask)));
+            int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
+            // The task reads, of each partition of the group, the subpartition of its place among
+            // the group's consumers (see subpartitions: one per consumer of the largest group).
+            int index = task - PackedRange.start(topology.consumerRange(g));
+            inputs.add(input(g).withSubpartitions(index, 1));
         }
         return new TaskDeploymentDescriptor(
                 job, task, v, subtask, attempt, produced.build(), inputs.build());
@@ -112,8 +116,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
         int consumers = PackedRange.size(topology.consumerRange(g));
         input =
                 options.offloads(encoded.descriptors(), consumers, encoded.bytes().length)
-                        ? InputDescriptor.offloaded(g, offload(g, encoded))
-                        : InputDescriptor.inline(g, encoded.bytes());
+                        ? InputDescriptor.offloaded(g, 0, 1, offload(g, encoded))
+                        : InputDescriptor.inline(g, 0, 1, encoded.bytes());
         // Counted and cached only once nothing can fail any more: a failed put leaves no trace.
         encodedGroups++;
         encodedBytes += encoded.bytes().length;

@@ -18,7 +18,6 @@ import java.util.zip.Inflater;
  * bounded by the caller before the output buffer is allocated.
  */
 final class Envelope {
-    static final int VERSION = 1;
     static final int CODEC_NONE = 0;
     static final int CODEC_DEFLATE = 1;
     private static final int CRC_BYTES = 4;
@@ -26,8 +25,11 @@ final class Envelope {
 
     private Envelope() {}
 
-    /** Frames {@code payload[0, length)}; compresses it when {@code compress} and it pays. */
-    static byte[] seal(int magic, byte[] payload, int length, boolean compress) {
+    /**
+     * Frames {@code payload[0, length)} as format {@code version} of {@code magic}; compresses it
+     * when {@code compress} and it pays.
+     */
+    static byte[] seal(int magic, int version, byte[] payload, int length, boolean compress) {
         byte[] body = payload;
         int bodyLength = length;
         int codec = CODEC_NONE;
@@ -42,7 +44,7 @@ final class Envelope {
         ByteWriter out = new ByteWriter(bodyLength + 16);
         out.writeByte(magic >>> 8);
         out.writeByte(magic);
-        out.writeByte(VERSION);
+        out.writeByte(version);
         out.writeByte(codec);
         if (codec == CODEC_DEFLATE) {
             out.writeVarint(length);
@@ -57,10 +59,11 @@ final class Envelope {
     /**
      * Checks the frame and returns a reader over its payload (inflated if needed).
      *
+     * @param version the one format version of {@code magic} this reader knows
      * @param maxPayload the largest payload the caller accepts, in bytes
      * @throws CorruptDescriptorException on any mismatch, naming the offset and the field
      */
-    static ByteReader open(byte[] bytes, int magic, String what, int maxPayload) {
+    static ByteReader open(byte[] bytes, int magic, int version, String what, int maxPayload) {
         ByteReader header = new ByteReader(bytes, 0, bytes.length);
         if (bytes.length < 4 + CRC_BYTES) {
             throw new CorruptDescriptorException(
@@ -75,10 +78,17 @@ final class Envelope {
                             "expected 0x%04x (%s), found 0x%04x: not a %s",
                             magic, what, found, what));
         }
-        int version = header.readByte("version");
-        if (version != VERSION) {
+        int foundVersion = header.readByte("version");
+        if (foundVersion != version) {
             throw new CorruptDescriptorException(
-                    2, "version", "unknown version " + version + ", this reader knows " + VERSION);
+                    2,
+                    "version",
+                    "unknown "
+                            + what
+                            + " version "
+                            + foundVersion
+                            + ", this reader knows "
+                            + version);
         }
         int bodyEnd = bytes.length - CRC_BYTES;
         CRC32C crc = new CRC32C();

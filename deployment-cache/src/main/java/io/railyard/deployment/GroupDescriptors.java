@@ -25,6 +25,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GroupDescriptors {
     static final int MAGIC = 0x5247; // "RG"
+    static final int VERSION = 1;
     private static final int CONSTANT = 0;
     private static final int VARINTS = 1;
     private static final int DELTAS = 2;
@@ -150,7 +151,9 @@ public final class GroupDescriptors {
         }
         writeColumn(out, values);
         return new Encoded(
-                Envelope.seal(MAGIC, out.buffer(), out.size(), compress), out.size(), size);
+                Envelope.seal(MAGIC, VERSION, out.buffer(), out.size(), compress),
+                out.size(),
+                size);
     }
 
     /**
@@ -161,7 +164,8 @@ public final class GroupDescriptors {
      */
     public static GroupDescriptors decode(byte[] bytes) {
         int maxPayload = 15 + 3 * (1 + 5 * JobGraph.MAX_PARALLELISM);
-        ByteReader in = Envelope.open(bytes, MAGIC, "shuffle descriptor group", maxPayload);
+        ByteReader in =
+                Envelope.open(bytes, MAGIC, VERSION, "shuffle descriptor group", maxPayload);
         int group = in.readVarint("group", Integer.MAX_VALUE);
         int first = in.readVarint("first partition", Integer.MAX_VALUE);
         int size = in.readVarint("size", Integer.MAX_VALUE - first);

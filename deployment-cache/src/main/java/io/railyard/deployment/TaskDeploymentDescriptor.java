@@ -11,14 +11,15 @@ import io.railyard.topology.ResultPartitionType;
  * partitions it produces, and per consumed partition group its shuffle descriptors inline or as a
  * blob key. Built by {@link DeploymentDescriptors}; shipped as {@link #encode()} bytes. Immutable.
  *
- * <h2>Format (version 1)</h2>
+ * <h2>Format (version 2)</h2>
  *
  * Inside an envelope (magic {@code "RT"}, version, codec, CRC32C): the job id (16 bytes), varints
  * {@code task, vertex, subtask, attempt}, the produced partitions ({@code count}, then per
  * partition varints {@code partition, dataSet, numSubpartitions} and a type byte) and the inputs
- * ({@code count}, then per input a varint {@code group}, a kind byte, and either a varint length
- * with the encoded group or the blob key's 32 raw bytes). Not compressed: inline groups are
- * compressed already and the rest is a few dozen bytes.
+ * ({@code count}, then per input varints {@code group, firstSubpartition, numSubpartitions}, a kind
+ * byte, and either a varint length with the encoded group or the blob key's 32 raw bytes). Version
+ * 1 had no subpartitions per input; a reader knows one version and rejects the others by name. Not
+ * compressed: inline groups are compressed already and the rest is a few dozen bytes.
  *
  * @param job the job
  * @param task the task id
@@ -37,6 +38,7 @@ public record TaskDeploymentDescriptor(
         ImmutableList<ProducedPartition> produced,
         ImmutableList<InputDescriptor> inputs) {
     static final int MAGIC = 0x5254; // "RT"
+    static final int VERSION = 2;
     private static final int INLINE = 0;
     private static final int BLOB = 1;
 
@@ -76,6 +78,8 @@ public record TaskDeploymentDescriptor(
         out.writeVarint(inputs.size());
         for (InputDescriptor input : inputs) {
             out.writeVarint(input.group());
+            out.writeVarint(input.firstSubpartition());
+            out.writeVarint(input.numSubpartitions());
             if (input.isOffloaded()) {
                 out.writeByte(BLOB);
                 byte[] key = input.blobKeyBytes();
@@ -86,7 +90,7 @@ public record TaskDeploymentDescriptor(
                 out.writeBytes(input.inlineBytes(), 0, input.inlineBytes().length);
             }
         }
-        return Envelope.seal(MAGIC, out.buffer(), out.size(), false);
+        return Envelope.seal(MAGIC, VERSION, out.buffer(), out.size(), false);
     }
 
     /**
@@ -96,7 +100,8 @@ public record TaskDeploymentDescriptor(
      * @throws CorruptDescriptorException if {@code bytes} is truncated, corrupt or foreign
      */
     public static TaskDeploymentDescriptor decode(byte[] bytes) {
-        ByteReader in = Envelope.open(bytes, MAGIC, "task deployment descriptor", bytes.length);
+        ByteReader in =
+                Envelope.open(bytes, MAGIC, VERSION, "task deployment descriptor", bytes.length);
         JobId job = new JobId(in.readLong("job id"), in.readLong("job id"));
         int task = in.readVarint("task", Integer.MAX_VALUE);
         int vertex = in.readVarint("vertex", Integer.MAX_VALUE);
@@ -142,17 +147,26 @@ public record TaskDeploymentDescriptor(
 
     private static InputDescriptor readInput(ByteReader in) {
         int group = in.readVarint("input group", Integer.MAX_VALUE);
+        int first = in.readVarint("input first subpartition", Integer.MAX_VALUE);
+        int countAt = in.position();
+        int count = in.readVarint("input subpartitions", Integer.MAX_VALUE - first);
+        if (count == 0) {
+            throw new CorruptDescriptorException(countAt, "input subpartitions", "must be >= 1");
+        }
         int kindAt = in.position();
         int kind = in.readByte("input kind");
         if (kind == BLOB) {
             byte[] key = in.readBytes(BlobKey.LENGTH / 2, "blob key");
             return InputDescriptor.offloaded(
-                    group, new BlobKey(BaseEncoding.base16().lowerCase().encode(key)));
+                    group,
+                    first,
+                    count,
+                    new BlobKey(BaseEncoding.base16().lowerCase().encode(key)));
         }
         if (kind != INLINE) {
             throw new CorruptDescriptorException(kindAt, "input kind", "unknown kind " + kind);
         }
         int length = in.readVarint("inline length", in.remaining());
-        return InputDescriptor.inline(group, in.readBytes(length, "inline group"));
+        return InputDescriptor.inline(group, first, count, in.readBytes(length, "inline group"));
     }
 }

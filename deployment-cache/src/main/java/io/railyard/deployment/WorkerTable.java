@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WorkerTable {
     static final int MAGIC = 0x5257; // "RW"
+    static final int VERSION = 1;
 
     /** The most workers a table may list. */
     public static final int MAX_WORKERS = 1 << 20;
@@ -67,7 +68,7 @@ public final class WorkerTable {
             out.writeVarint(utf8.length);
             out.writeBytes(utf8, 0, utf8.length);
         }
-        return Envelope.seal(MAGIC, out.buffer(), out.size(), true);
+        return Envelope.seal(MAGIC, VERSION, out.buffer(), out.size(), true);
     }
 
     /**
@@ -77,7 +78,8 @@ public final class WorkerTable {
      */
     public static WorkerTable decode(byte[] bytes) {
         int maxPayload = 5 + MAX_WORKERS * (5 + MAX_LOCATION_BYTES);
-        ByteReader in = Envelope.open(bytes, MAGIC, "worker table", Math.max(0, maxPayload));
+        ByteReader in =
+                Envelope.open(bytes, MAGIC, VERSION, "worker table", Math.max(0, maxPayload));
         int n = in.readVarint("worker count", Math.min(MAX_WORKERS, in.remaining() / 2));
         ImmutableList.Builder<String> locations = ImmutableList.builderWithExpectedSize(n);
         for (int i = 0; i < n; i++) {

@@ -126,7 +126,8 @@ class DecoderFuzzTest {
                         ? Arrays.copyOfRange(original, 4, original.length - 4)
                         : randomBytes(random);
         byte[] mutated = payload.length == 0 ? randomBytes(random) : mutate(payload, random);
-        return Envelope.seal(magic, mutated, mutated.length, random.nextBoolean());
+        return Envelope.seal(
+                magic, original[2] & 0xFF, mutated, mutated.length, random.nextBoolean());
     }
 
     private static byte[] randomBytes(SplittableRandom random) {
@@ -147,11 +148,16 @@ class DecoderFuzzTest {
         group.writeVarint(1 << 24); // size: 16 M descriptors
         group.writeByte(1); // VARINTS, with nothing behind it
         byte[] forgedGroup =
-                Envelope.seal(GroupDescriptors.MAGIC, group.buffer(), group.size(), false);
+                Envelope.seal(
+                        GroupDescriptors.MAGIC,
+                        GroupDescriptors.VERSION,
+                        group.buffer(),
+                        group.size(),
+                        false);
         ByteWriter deflated = new ByteWriter(16);
         deflated.writeByte(GroupDescriptors.MAGIC >>> 8);
         deflated.writeByte(GroupDescriptors.MAGIC);
-        deflated.writeByte(Envelope.VERSION);
+        deflated.writeByte(GroupDescriptors.VERSION);
         deflated.writeByte(Envelope.CODEC_DEFLATE);
         deflated.writeVarint(Integer.MAX_VALUE); // declared uncompressed length
         deflated.writeByte(0);
@@ -182,7 +188,7 @@ class DecoderFuzzTest {
         byte[] newer = table.clone();
         newer[2] = 9;
         assertThatThrownBy(() -> WorkerTable.decode(newer))
-                .hasMessageContaining("unknown version 9");
+                .hasMessageContaining("unknown worker table version 9, this reader knows 1");
         byte[] flipped = table.clone();
         flipped[5] ^= 1;
         assertThatThrownBy(() -> WorkerTable.decode(flipped))

@@ -119,7 +119,7 @@ class DeploymentDescriptorsTest {
         BlobKey after = descriptors.create(3_000, 1).inputs().get(0).blobKey();
         assertThat(after).isNotEqualTo(before);
         GroupDescriptors group =
-                new WorkerDescriptorCache(blobs).resolve(InputDescriptor.offloaded(0, after));
+                new WorkerDescriptorCache(blobs).resolve(InputDescriptor.offloaded(0, 0, 1, after));
         assertThat(group.producerAttempt(17)).isEqualTo(1);
         assertThat(group.producerAttempt(16)).isZero();
         descriptors.close();
