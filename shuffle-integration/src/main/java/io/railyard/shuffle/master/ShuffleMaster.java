@@ -1,0 +1,102 @@
+package io.railyard.shuffle.master;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkElementIndex;
+
+import io.railyard.deployment.ShuffleDescriptorSource;
+import io.railyard.deployment.WorkerTable;
+import io.railyard.failover.FailoverHandler;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PartitionId;
+import java.util.Arrays;
+
+/**
+ * The master side of the shuffle seam: where each task runs, hence where the partitions it produces
+ * live, and which attempt writes them — the facts the shuffle descriptors in deployment descriptors
+ * carry ({@link ShuffleDescriptorSource}). Fed by placement events ({@link #place}, {@link
+ * #unplace}); the attempt of a partition is its producer's current attempt, read from the {@link
+ * FailoverHandler} that bumps it (one source of truth).
+ *
+ * <p>A partition of an unplaced producer has no worker: encoding a group that holds one fails
+ * loudly ({@code IllegalStateException} from the encoder), since a consumer must never be told a
+ * location that does not exist. Every partition of a worker is served at connection index 0 (one
+ * shuffle endpoint per worker).
+ *
+ * <p>Not thread-safe: the JobManager's main thread. One int per task; every query O(1) (the attempt
+ * as {@link FailoverHandler#attempt}) and allocation-free, except {@link #partitionId}.
+ */
+public final class ShuffleMaster implements ShuffleDescriptorSource {
+    private static final int UNPLACED = -1;
+    private final JobGraph graph;
+    private final WorkerTable workers;
+    private final FailoverHandler attempts;
+    private final int[] workerOfTask;
+
+    /** A master for {@code graph}'s tasks on {@code workers}; no task is placed yet. O(tasks). */
+    public ShuffleMaster(JobGraph graph, WorkerTable workers, FailoverHandler attempts) {
+        this.graph = graph;
+        this.workers = workers;
+        this.attempts = attempts;
+        this.workerOfTask = new int[graph.numTasks()];
+        Arrays.fill(workerOfTask, UNPLACED);
+    }
+
+    /**
+     * Task {@code task} runs (will run) on worker {@code worker}; its partitions live there.
+     *
+     * @throws IndexOutOfBoundsException if either is out of range, naming which
+     */
+    public void place(int task, int worker) {
+        checkElementIndex(task, workerOfTask.length, "task");
+        checkElementIndex(worker, workers.size(), "worker");
+        workerOfTask[task] = worker;
+    }
+
+    /**
+     * Tasks {@code [fromTask, toTask)} are no longer placed (restarted): their partitions have no
+     * worker until they are placed again. O(toTask - fromTask).
+     *
+     * @throws IllegalArgumentException if the range is not within the tasks
+     */
+    public void unplace(int fromTask, int toTask) {
+        checkArgument(
+                0 <= fromTask && fromTask <= toTask && toTask <= workerOfTask.length,
+                "task range [%s, %s) is not within [0, %s)",
+                fromTask,
+                toTask,
+                workerOfTask.length);
+        Arrays.fill(workerOfTask, fromTask, toTask, UNPLACED);
+    }
+
+    /** The worker of task {@code task}, or -1 if it is not placed. */
+    public int workerOfTask(int task) {
+        checkElementIndex(task, workerOfTask.length, "task");
+        return workerOfTask[task];
+    }
+
+    /** Partition {@code partition} as its current producer attempt writes it. */
+    public PartitionId partitionId(int partition) {
+        return new PartitionId(partition, producerAttempt(partition));
+    }
+
+    @Override
+    public WorkerTable workers() {
+        return workers;
+    }
+
+    /** The producer's worker, or -1 if it is not placed (encoding then fails). */
+    @Override
+    public int worker(int partition) {
+        return workerOfTask[graph.producerTask(partition)];
+    }
+
+    @Override
+    public int connectionIndex(int partition) {
+        return 0;
+    }
+
+    @Override
+    public int producerAttempt(int partition) {
+        return attempts.attempt(graph.producerTask(partition));
+    }
+}
