@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystemException;
@@ -29,6 +30,7 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
     }
 
     private final String name;
+    private final @Nullable PartitionId id;
     private final int numSubpartitions;
     private final BufferOwner owner;
     private final List<Page> pages;
@@ -39,12 +41,14 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
 
     AbstractPartitionWriter(
             String name,
+            @Nullable PartitionId id,
             int numSubpartitions,
             BufferOwner owner,
             List<Page> pages,
             LongAdder workerBytesWritten,
             LeftoverFiles leftovers) {
         this.name = name;
+        this.id = id;
         this.numSubpartitions = numSubpartitions;
         this.owner = owner;
         this.pages = pages;
@@ -55,6 +59,11 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
     @Override
     public final String name() {
         return name;
+    }
+
+    /** The scheduler's id of the partition being written, or null if created by name only. */
+    final @Nullable PartitionId id() {
+        return id;
     }
 
     @Override

@@ -1,11 +1,13 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A finished blocking result partition on local disk, readable by any number of consumers through
@@ -20,8 +22,9 @@ public abstract sealed class BlockingPartition extends ResultPartition
     private final long bytesOnDisk;
     private volatile boolean released;
 
-    BlockingPartition(String name, int numSubpartitions, long bytesOnDisk) {
-        super(name, numSubpartitions);
+    BlockingPartition(
+            String name, @Nullable PartitionId id, int numSubpartitions, long bytesOnDisk) {
+        super(name, id, numSubpartitions);
         this.bytesOnDisk = bytesOnDisk;
     }
 
@@ -84,12 +87,12 @@ public abstract sealed class BlockingPartition extends ResultPartition
     /** A channel reading {@code file}, opened now or shared; see {@link #doneReading}. */
     FileChannel openForRead(Path file) throws IOException {
         if (released) {
-            throw new PartitionLostException(name(), "the partition was released", null);
+            throw new PartitionLostException(name(), id(), "the partition was released", null);
         }
         try {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            throw new PartitionLostException(name(), "data file " + file + " is gone", e);
+            throw new PartitionLostException(name(), id(), "data file " + file + " is gone", e);
         }
     }
 

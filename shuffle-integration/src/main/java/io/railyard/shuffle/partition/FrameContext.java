@@ -1,6 +1,8 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a frame is being read (partition, file, byte offset; or a region in memory), so a failed
@@ -8,13 +10,20 @@ import java.nio.file.Path;
  */
 final class FrameContext {
     private String partition = "";
+    private @Nullable PartitionId id;
     private Path file = Path.of("");
     private long offset;
     private int memoryRegion = -1;
 
-    /** A frame at byte {@code offset} of {@code file}. */
-    FrameContext at(String partition, Path file, long offset) {
-        this.partition = partition;
+    /** A frame at byte {@code offset} of {@code file} of {@code partition}. */
+    FrameContext at(ResultPartition partition, Path file, long offset) {
+        return at(partition.name(), partition.id(), file, offset);
+    }
+
+    /** A frame at byte {@code offset} of {@code file} of partition {@code name} (id, or null). */
+    FrameContext at(String name, @Nullable PartitionId id, Path file, long offset) {
+        this.partition = name;
+        this.id = id;
         this.file = file;
         this.offset = offset;
         this.memoryRegion = -1;
@@ -30,6 +39,7 @@ final class FrameContext {
     CorruptPartitionFileException corrupt(String reason) {
         return new CorruptPartitionFileException(
                 partition,
+                id,
                 file,
                 offset,
                 memoryRegion < 0

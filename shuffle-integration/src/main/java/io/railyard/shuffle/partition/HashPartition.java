@@ -1,15 +1,22 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** A finished hash-based partition: one data file per subpartition. Thread-safe (immutable). */
 final class HashPartition extends BlockingPartition {
     private final List<Path> files;
     private final long[] fileBytes;
 
-    HashPartition(String name, List<Path> files, long[] fileBytes, long dataBytes) {
-        super(name, files.size(), dataBytes);
+    HashPartition(
+            String name,
+            @Nullable PartitionId id,
+            List<Path> files,
+            long[] fileBytes,
+            long dataBytes) {
+        super(name, id, files.size(), dataBytes);
         this.files = List.copyOf(files);
         this.fileBytes = fileBytes;
     }

@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -27,6 +28,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
 
     HashPartitionWriter(
             String name,
+            @Nullable PartitionId id,
             ShuffleOptions options,
             BufferOwner owner,
             List<Page> pages,
@@ -34,7 +36,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
             FileChannel[] files,
             LongAdder workerBytesWritten,
             LeftoverFiles leftovers) {
-        super(name, files.length, owner, pages, workerBytesWritten, leftovers);
+        super(name, id, files.length, owner, pages, workerBytesWritten, leftovers);
         this.paths = paths;
         this.files = files;
         int n = files.length;
@@ -85,7 +87,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
             total += fileBytes[s];
         }
         closeFiles();
-        return new HashPartition(name(), paths, fileBytes, total);
+        return new HashPartition(name(), id(), paths, fileBytes, total);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -21,6 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class HybridFiles {
     private final String partition;
+    private final @Nullable PartitionId id;
     private final Path dataFile;
     private final Path spillFile;
     private @Nullable FileChannel dataRead;
@@ -29,8 +31,9 @@ final class HybridFiles {
     private long spillEnd;
     private boolean closed;
 
-    HybridFiles(String partition, Path dataFile, Path spillFile) {
+    HybridFiles(String partition, @Nullable PartitionId id, Path dataFile, Path spillFile) {
         this.partition = partition;
+        this.id = id;
         this.dataFile = dataFile;
         this.spillFile = spillFile;
     }
@@ -132,13 +135,13 @@ final class HybridFiles {
         try {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            throw new PartitionLostException(partition, "file " + file + " is gone", e);
+            throw new PartitionLostException(partition, id, "file " + file + " is gone", e);
         }
     }
 
     private void checkOpen() throws PartitionLostException {
         if (closed) {
-            throw new PartitionLostException(partition, "its files were closed", null);
+            throw new PartitionLostException(partition, id, "its files were closed", null);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.railyard.shuffle.partition;
 
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,6 +98,7 @@ public final class HybridPartition extends ResultPartition {
 
     HybridPartition(
             String name,
+            @Nullable PartitionId id,
             int numSubpartitions,
             Mode mode,
             Path dataFile,
@@ -105,9 +107,9 @@ public final class HybridPartition extends ResultPartition {
             Executor io,
             HybridCounters worker,
             LeftoverFiles leftovers) {
-        super(name, numSubpartitions);
+        super(name, id, numSubpartitions);
         this.mode = mode;
-        this.files = new HybridFiles(name, dataFile, spillFile);
+        this.files = new HybridFiles(name, id, dataFile, spillFile);
         this.owner = owner;
         this.io = io;
         this.worker = worker;
@@ -318,6 +320,7 @@ public final class HybridPartition extends ResultPartition {
             if (!progress.attach(subpartition) && mode == Mode.SELECTIVE) {
                 throw new PartitionLostException(
                         name(),
+                        id(),
                         "subpartition "
                                 + subpartition
                                 + " of this hybrid-selective partition was read before and its"
@@ -470,7 +473,7 @@ public final class HybridPartition extends ResultPartition {
     synchronized @Nullable PartitionLostException lostException() {
         return lostReason == null
                 ? null
-                : new PartitionLostException(name(), lostReason, lostCause);
+                : new PartitionLostException(name(), id(), lostReason, lostCause);
     }
 
     /** Regions published so far (tests). */
@@ -623,7 +626,7 @@ public final class HybridPartition extends ResultPartition {
 
     private void checkNotLostLocked() throws PartitionLostException {
         if (lostReason != null) {
-            throw new PartitionLostException(name(), lostReason, lostCause);
+            throw new PartitionLostException(name(), id(), lostReason, lostCause);
         }
     }
 

@@ -73,6 +73,7 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
             LeftoverFiles leftovers) {
         super(
                 partition.name(),
+                partition.id(),
                 partition.numSubpartitions(),
                 partition.owner(),
                 pages,
@@ -319,7 +320,8 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
         PartitionLostException lost = partition.lostException();
         return lost != null
                 ? lost
-                : new PartitionLostException(partition.name(), "the partition is lost", null);
+                : new PartitionLostException(
+                        partition.name(), partition.id(), "the partition is lost", null);
     }
 
     private void addRegionPage(Page page, int bytes) {

@@ -144,7 +144,7 @@ final class HybridReader {
             }
             ByteBuffer buffer = pages[page].buffer();
             int inPage = at - starts[page];
-            context.at(partition.name(), partition.dataFile(), at).inMemory(region.index);
+            context.at(partition, partition.dataFile(), at).inMemory(region.index);
             FrameHeader header = memoryHeader.wrap(buffer, inPage);
             int frameLength = codec.frameLength(header, context);
             if (frameLength > end - at || inPage + frameLength > starts[page + 1] - starts[page]) {
@@ -186,11 +186,14 @@ final class HybridReader {
             got = staging.read(channel, position, length);
         } catch (IOException e) {
             throw new PartitionLostException(
-                    partition.name(), "reading " + path + " at " + position + ": " + e, e);
+                    partition.name(),
+                    partition.id(),
+                    "reading " + path + " at " + position + ": " + e,
+                    e);
         }
         int at = 0;
         while (at < left) {
-            context.at(partition.name(), path, position + at);
+            context.at(partition, path, position + at);
             if (at + FrameHeader.BYTES > got) {
                 return checkNotTruncated(got < length, context);
             }

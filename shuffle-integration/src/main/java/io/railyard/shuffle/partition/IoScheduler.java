@@ -213,7 +213,10 @@ final class IoScheduler implements AutoCloseable {
                 for (ChannelReader channel : round) {
                     channel.gate.fail(
                             new PartitionLostException(
-                                    channel.partition.name(), "IO scheduler failure: " + e, e));
+                                    channel.partition.name(),
+                                    channel.partition.id(),
+                                    "IO scheduler failure: " + e,
+                                    e));
                     finish(channel, false);
                 }
             } finally {
@@ -514,7 +517,10 @@ final class IoScheduler implements AutoCloseable {
         try {
             if (file.partition.isReleased()) {
                 throw new PartitionLostException(
-                        file.partition.name(), "the partition was released", null);
+                        file.partition.name(),
+                        file.partition.id(),
+                        "the partition was released",
+                        null);
             }
             got = staging.read(file.channel(), start, length);
         } catch (IOException e) {
@@ -522,6 +528,7 @@ final class IoScheduler implements AutoCloseable {
                     !(e instanceof PartitionLostException) && file.partition.isReleased()
                             ? new PartitionLostException(
                                     file.partition.name(),
+                                    file.partition.id(),
                                     "the partition was released while being read",
                                     e)
                             : e;
@@ -548,7 +555,7 @@ final class IoScheduler implements AutoCloseable {
      */
     private void slice(ReadFile file, ChannelReader channel, long start, int got, boolean eof)
             throws IOException {
-        String partition = channel.partition.name();
+        ResultPartition partition = channel.partition;
         while (channel.remaining > 0) {
             long at = channel.offset;
             int position = (int) (at - start);
@@ -625,6 +632,7 @@ final class IoScheduler implements AutoCloseable {
     private static PartitionLostException lost(ChannelReader channel, IOException e) {
         return new PartitionLostException(
                 channel.partition.name(),
+                channel.partition.id(),
                 "reading subpartition " + channel.subpartition() + ": " + e,
                 e);
     }

@@ -1,10 +1,12 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The output of one producer attempt for one dataset, split into subpartitions, one per consumer:
@@ -16,19 +18,29 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public abstract sealed class ResultPartition permits BlockingPartition, HybridPartition {
     private final String name;
+    private final @Nullable PartitionId id;
     private final int numSubpartitions;
 
     /** Channels of open gates reading this partition (the IO thread serves them). */
     final Set<ChannelReader> readers = ConcurrentHashMap.newKeySet();
 
-    ResultPartition(String name, int numSubpartitions) {
+    ResultPartition(String name, @Nullable PartitionId id, int numSubpartitions) {
         this.name = name;
+        this.id = id;
         this.numSubpartitions = numSubpartitions;
     }
 
     /** The partition's name. */
     public final String name() {
         return name;
+    }
+
+    /**
+     * The scheduler's id of the partition (partition and producer attempt), or null if it was
+     * created by name only; {@link PartitionLostException}s about it carry it.
+     */
+    public final @Nullable PartitionId id() {
+        return id;
     }
 
     /** Number of subpartitions. */

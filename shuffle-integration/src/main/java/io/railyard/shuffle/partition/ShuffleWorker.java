@@ -8,6 +8,7 @@ import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.shuffle.buffer.RevocationListener;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
@@ -92,6 +93,21 @@ public final class ShuffleWorker implements AutoCloseable {
      */
     public PartitionWriter createSortPartition(String name, int numSubpartitions)
             throws IOException {
+        return createSortPartition(name, null, numSubpartitions);
+    }
+
+    /**
+     * A sort-based partition writer for the scheduler's partition {@code id}, named {@code
+     * id.toString()}: as {@link #createSortPartition(String, int)}, and the partition's {@link
+     * PartitionLostException}s carry {@code id}.
+     */
+    public PartitionWriter createSortPartition(PartitionId id, int numSubpartitions)
+            throws IOException {
+        return createSortPartition(id.toString(), id, numSubpartitions);
+    }
+
+    private PartitionWriter createSortPartition(
+            String name, @Nullable PartitionId id, int numSubpartitions) throws IOException {
         checkWriter(name, numSubpartitions);
         int pages = SortFormatWriter.pagesNeeded(options);
         BufferOwner owner =
@@ -110,6 +126,7 @@ public final class ShuffleWorker implements AutoCloseable {
             return SortFormatWriter.of(
                     new SortFormatWriter.Parts(
                             name,
+                            id,
                             numSubpartitions,
                             options,
                             owner,
@@ -127,10 +144,24 @@ public final class ShuffleWorker implements AutoCloseable {
     /**
      * A hash-based partition writer: one page and one open file per subpartition.
      *
-     * @param name as for {@link #createSortPartition}
+     * @param name as for {@link #createSortPartition(String, int)}
      */
     public PartitionWriter createHashPartition(String name, int numSubpartitions)
             throws IOException {
+        return createHashPartition(name, null, numSubpartitions);
+    }
+
+    /**
+     * A hash-based partition writer for the scheduler's partition {@code id}; see {@link
+     * #createSortPartition(PartitionId, int)}.
+     */
+    public PartitionWriter createHashPartition(PartitionId id, int numSubpartitions)
+            throws IOException {
+        return createHashPartition(id.toString(), id, numSubpartitions);
+    }
+
+    private PartitionWriter createHashPartition(
+            String name, @Nullable PartitionId id, int numSubpartitions) throws IOException {
         checkWriter(name, numSubpartitions);
         int pages = HashPartitionWriter.pagesNeeded(options, numSubpartitions);
         BufferOwner owner =
@@ -148,7 +179,7 @@ public final class ShuffleWorker implements AutoCloseable {
                 files[s] = create(directory.resolve(name + ".hash." + s), created);
             }
             return new HashPartitionWriter(
-                    name, options, owner, taken, created, files, bytesWritten, leftovers);
+                    name, id, options, owner, taken, created, files, bytesWritten, leftovers);
         } catch (RuntimeException e) {
             undo(owner, taken, files, created, e);
             throw e;
@@ -172,10 +203,25 @@ public final class ShuffleWorker implements AutoCloseable {
      * HybridPartitionWriter#partition()}) is readable at once; release it when its consumers are
      * done.
      *
-     * @param name as for {@link #createSortPartition}
+     * @param name as for {@link #createSortPartition(String, int)}
      */
     public HybridPartitionWriter createHybridPartition(
             String name, int numSubpartitions, HybridPartition.Mode mode) throws IOException {
+        return createHybridPartition(name, null, numSubpartitions, mode);
+    }
+
+    /**
+     * A hybrid partition writer for the scheduler's partition {@code id}; see {@link
+     * #createSortPartition(PartitionId, int)}.
+     */
+    public HybridPartitionWriter createHybridPartition(
+            PartitionId id, int numSubpartitions, HybridPartition.Mode mode) throws IOException {
+        return createHybridPartition(id.toString(), id, numSubpartitions, mode);
+    }
+
+    private HybridPartitionWriter createHybridPartition(
+            String name, @Nullable PartitionId id, int numSubpartitions, HybridPartition.Mode mode)
+            throws IOException {
         checkWriter(name, numSubpartitions);
         int pages = HybridPartitionWriter.pagesNeeded(options);
         Revocation revocation = new Revocation();
@@ -194,6 +240,7 @@ public final class ShuffleWorker implements AutoCloseable {
             HybridPartition partition =
                     new HybridPartition(
                             name,
+                            id,
                             numSubpartitions,
                             mode,
                             data,

@@ -1,11 +1,13 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one file of a sort partition being written: regions, each an index block of one {@link
@@ -136,10 +138,11 @@ final class SortFile implements SortBuffer.SectionSink {
     }
 
     /** Closes the file and describes what it holds. */
-    SortPartition finish(String name) throws IOException {
+    SortPartition finish(String name, @Nullable PartitionId id) throws IOException {
         channel.close();
         return new SortPartition(
                 name,
+                id,
                 numSubpartitions,
                 path,
                 Arrays.copyOf(regionStarts, regions),

@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -28,6 +29,7 @@ abstract class SortFormatWriter extends AbstractPartitionWriter<BlockingPartitio
      */
     record Parts(
             String name,
+            @Nullable PartitionId id,
             int numSubpartitions,
             ShuffleOptions options,
             BufferOwner owner,
@@ -44,6 +46,7 @@ abstract class SortFormatWriter extends AbstractPartitionWriter<BlockingPartitio
     SortFormatWriter(Parts parts) {
         super(
                 parts.name(),
+                parts.id(),
                 parts.numSubpartitions(),
                 parts.owner(),
                 parts.pages(),

@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -27,12 +28,13 @@ final class SortPartition extends BlockingPartition {
 
     SortPartition(
             String name,
+            @Nullable PartitionId id,
             int n,
             Path dataFile,
             long[] regionStarts,
             long fileBytes,
             long frameBytes) {
-        super(name, n, fileBytes);
+        super(name, id, n, fileBytes);
         this.dataFile = dataFile;
         this.regionStarts = regionStarts;
         this.frameBytes = frameBytes;
@@ -70,13 +72,13 @@ final class SortPartition extends BlockingPartition {
         entry.wrap(cache, (int) (position - cacheStart));
         if (!index.valid(entry, region, s)) {
             throw new CorruptPartitionFileException(
-                    name(), dataFile, position, "index entry checksum mismatch");
+                    name(), id(), dataFile, position, "index entry checksum mismatch");
         }
         long offset = entry.sectionOffset();
         int length = entry.sectionLength();
         if (offset < 0 || length < 0 || offset + length > bytesOnDisk()) {
             throw new CorruptPartitionFileException(
-                    name(), dataFile, position, "index entry outside the data file");
+                    name(), id(), dataFile, position, "index entry outside the data file");
         }
         channel.setSection(offset, length);
     }
@@ -98,7 +100,7 @@ final class SortPartition extends BlockingPartition {
         if (cache.limit() < IndexEntry.BYTES) {
             cacheStart = -1;
             throw new CorruptPartitionFileException(
-                    name(), dataFile, position, "index entry past the end of the file");
+                    name(), id(), dataFile, position, "index entry past the end of the file");
         }
     }
 

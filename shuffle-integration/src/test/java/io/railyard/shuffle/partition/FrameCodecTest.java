@@ -19,7 +19,7 @@ class FrameCodecTest {
     private static final ShuffleOptions LZ4 =
             ShuffleOptions.builder().pageSizeBytes(1024).compression(Compression.LZ4).build();
     private final FrameCodec codec = new FrameCodec(LZ4);
-    private final FrameContext at = new FrameContext().at("p", Path.of("/x/p.data"), 4096);
+    private final FrameContext at = new FrameContext().at("p", null, Path.of("/x/p.data"), 4096);
 
     /** A sealed frame of {@code payload} (compressible), copied out of its page. */
     private ByteBuffer seal(byte[] payload) {

@@ -75,6 +75,7 @@ final class HybridRig implements AutoCloseable {
         this.partition =
                 new HybridPartition(
                         NAME,
+                        null,
                         numSubpartitions,
                         mode,
                         dataFile,
@@ -294,7 +295,7 @@ final class HybridRig implements AutoCloseable {
             }
             long size = file.size();
             while (parsed < size) {
-                context.at(NAME, path, parsed);
+                context.at(NAME, null, path, parsed);
                 readFully(file, headerBytes.clear(), parsed);
                 int length = codec.frameLength(header, context);
                 assertThat(parsed + length)

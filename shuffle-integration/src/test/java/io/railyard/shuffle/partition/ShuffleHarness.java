@@ -187,10 +187,16 @@ final class ShuffleHarness {
 
     static BlockingPartition write(
             ShuffleWorker worker, Kind kind, String name, int n, Stream stream) throws IOException {
-        try (PartitionWriter writer =
+        return write(
                 kind == Kind.SORT
                         ? worker.createSortPartition(name, n)
-                        : worker.createHashPartition(name, n)) {
+                        : worker.createHashPartition(name, n),
+                stream);
+    }
+
+    /** Writes {@code stream} through {@code created} (a new writer), finishes and closes it. */
+    static BlockingPartition write(PartitionWriter created, Stream stream) throws IOException {
+        try (PartitionWriter writer = created) {
             for (int i = 0; i < stream.targets().length; i++) {
                 ByteBuffer record = ByteBuffer.wrap(stream.records()[i]);
                 if (stream.targets()[i] < 0) {
