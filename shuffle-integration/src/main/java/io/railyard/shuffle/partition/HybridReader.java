@@ -138,11 +138,17 @@ final class HybridReader {
         int at = streamAt;
         int end = streamAt + left;
         int page = region.pageOf(at);
+        // Views of their own: IO threads of other workers may read the same pages at once.
+        int viewed = page;
+        ByteBuffer buffer = pages[page].buffer().duplicate();
         while (at < end) {
             while (at >= starts[page + 1]) {
                 page++;
             }
-            ByteBuffer buffer = pages[page].buffer();
+            if (page != viewed) {
+                buffer = pages[page].buffer().duplicate();
+                viewed = page;
+            }
             int inPage = at - starts[page];
             context.at(partition, partition.dataFile(), at).inMemory(region.index);
             FrameHeader header = memoryHeader.wrap(buffer, inPage);

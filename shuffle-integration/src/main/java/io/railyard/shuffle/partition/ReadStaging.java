@@ -38,8 +38,9 @@ final class ReadStaging {
 
     /**
      * Reads {@code [start, start + length)} of {@code channel} into the pages: one positioned read
-     * when it fits a page, else one scattering read. Returns the bytes read (fewer at the end of
-     * the file).
+     * when it fits a page, else one scattering read (holding the channel's monitor, so that IO
+     * threads sharing the channel do not move each other's position). Returns the bytes read (fewer
+     * at the end of the file).
      */
     int read(FileChannel channel, long start, int length) throws IOException {
         int count = (length + pageSize - 1) / pageSize;
@@ -57,16 +58,20 @@ final class ReadStaging {
             }
             return got;
         }
-        channel.position(start);
-        int got = 0;
-        while (got < length) {
-            long n = channel.read(pages, 0, count);
-            if (n <= 0) {
-                break;
+        // A scattering read uses the channel's position, and a partition's read channel is shared
+        // by the IO threads of every worker whose gates read it: position and read as one step.
+        synchronized (channel) {
+            channel.position(start);
+            int got = 0;
+            while (got < length) {
+                long n = channel.read(pages, 0, count);
+                if (n <= 0) {
+                    break;
+                }
+                got += (int) n;
             }
-            got += (int) n;
+            return got;
         }
-        return got;
     }
 
     /** The header of the frame at staging byte {@code at}, copied out and viewed. */
