@@ -40,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       embedding master calls {@link #restart} after the decision's delay. When the back-off
  *       policy gives up, every placed task is cancelled and every partition released.
  *   <li>Release: partitions whose consumers all finished are released on their workers and dropped
- *       from the cache as the scheduler's release tracking decides.
+ *       from the cache as the scheduler's release tracking decides; pipelined partitions, which
+ *       that tracking leaves to their producers, once their region (producers and consumers) has
+ *       finished.
  * </ul>
  *
  * <p>Threading: one main thread, the one that constructs it (as Flink's {@code SchedulerNG}); the
@@ -64,6 +66,10 @@ public final class JobMaster implements AutoCloseable {
     private final IntArrayList scheduled = new IntArrayList();
     // Partition ranges the release tracking freed during the current event (packed from, to).
     private final LongArrayList released = new LongArrayList();
+    // Per region: tasks not finished in the current attempt. Pipelined partitions, which the
+    // scheduler's release tracking leaves to their producers, are released when their region
+    // (producers and consumers alike) has finished.
+    private final int[] unfinished;
 
     /**
      * The JobManager core of {@code graph}, run on {@code workers}; nothing is deployed until
@@ -94,6 +100,10 @@ public final class JobMaster implements AutoCloseable {
         this.gateway = gateway;
         this.placement = placement;
         this.cursor = regions.newTaskRangeCursor();
+        this.unfinished = new int[regions.numRegions()];
+        for (int r = 0; r < unfinished.length; r++) {
+            unfinished[r] = regions.numTasks(r);
+        }
     }
 
     /** Deploys the regions that have no inputs to wait for. Call once. */
@@ -111,6 +121,10 @@ public final class JobMaster implements AutoCloseable {
      */
     public boolean onTaskFinished(int task, int attempt) throws IOException {
         boolean current = failover.onTaskFinished(task, attempt);
+        int region = regions.regionOf(task);
+        if (current && --unfinished[region] == 0) {
+            releasePipelined(region);
+        }
         afterEvent();
         return current;
     }
@@ -280,8 +294,28 @@ public final class JobMaster implements AutoCloseable {
         return failure;
     }
 
+    /** Queues the release of the pipelined partitions region {@code region}'s tasks produced. */
+    private void releasePipelined(int region) {
+        cursor.reset(region);
+        while (cursor.next()) {
+            int v = graph.vertexOfTask(cursor.start());
+            int low = cursor.start() - graph.firstTask(v);
+            int high = cursor.end() - graph.firstTask(v);
+            for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+                int d = graph.producedDataSet(v, k);
+                if (!graph.resultType(d).isReleasedByScheduler()) {
+                    int first = graph.firstPartition(d);
+                    released.add(((long) (first + low) << 32) | (first + high));
+                }
+            }
+        }
+    }
+
     /** Cancels the restart set's placed tasks, releases their partitions, unplaces them. */
     private void stopRestarted(RestartSet tasks) throws IOException {
+        for (int i = 0; i < tasks.numRegions(); i++) {
+            unfinished[tasks.region(i)] = regions.numTasks(tasks.region(i));
+        }
         IOException failure = null;
         for (int i = 0; i < tasks.numRanges(); i++) {
             int v = tasks.rangeVertex(i);
