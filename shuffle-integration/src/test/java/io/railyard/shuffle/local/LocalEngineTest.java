@@ -1,0 +1,146 @@
+package io.railyard.shuffle.local;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.local.LocalEngine.BlockingShuffle;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ResultPartitionType;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Jobs run end to end on the local engine: the JobMaster deploys through the gateway, tasks write
+ * and read real partitions, failures go through failover; every record arrives exactly once and
+ * nothing is left behind.
+ */
+class LocalEngineTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final ShuffleOptions OPTIONS =
+            ShuffleOptions.builder().pageSizeBytes(4096).totalPages(512).build();
+
+    @TempDir Path dir;
+
+    private static JobGraph twoVertices(ResultPartitionType type) {
+        return JobGraph.builder()
+                .addVertex("source", 4)
+                .addVertex("sink", 4)
+                .connect("source", "sink", ALL_TO_ALL, type)
+                .build();
+    }
+
+    private static void assertExact(JobResult result, ForwardingJob job, int sink) {
+        assertThat(result.state())
+                .as("state, cause %s", result.cause())
+                .isEqualTo(JobResult.State.FINISHED);
+        assertThat(result.committed().get(sink)).isEqualTo(job.expectedReceived()[sink]);
+        assertThat(result.leakedPages()).as("pages left").isZero();
+        assertThat(result.leakedFiles()).as("files left").isZero();
+        assertThat(result.partitionsLeft()).as("partitions nobody released").isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(ResultPartitionType.class)
+    void sourceToSink_deliversEveryRecordOnce(ResultPartitionType type) throws Exception {
+        JobGraph graph = twoVertices(type);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 11);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.restarts()).isZero();
+            assertThat(result.tasksDeployed()).isEqualTo(8);
+        }
+    }
+
+    @Test
+    void hashShuffle_deliversEveryRecordOnce() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 12);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.HASH)) {
+            assertExact(engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT), job, 1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = ResultPartitionType.class,
+            names = {"BLOCKING", "HYBRID_FULL", "HYBRID_SELECTIVE"})
+    void aSinkFailingMidway_isRestarted_andItsPartialOutputNeverCounts(ResultPartitionType type)
+            throws Exception {
+        JobGraph graph = twoVertices(type);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 13).failing(1, 2, 0, 1_000);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.restarts()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aSourceFailingMidway_isRestarted_withItsConsumers() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 14).failing(0, 1, 0, 500);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.restarts()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void whenThePolicyGivesUp_theJobFailsWithTheCause_andNothingIsLeft() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 15).failing(1, 0, 0, 10);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+            assertThat(result.state()).isEqualTo(JobResult.State.FAILED);
+            assertThat(result.cause())
+                    .isInstanceOf(ForwardingJob.InjectedFailure.class)
+                    .hasMessageContaining("at record 10");
+            assertThat(result.leakedPages()).isZero();
+            assertThat(result.leakedFiles()).isZero();
+            assertThat(result.partitionsLeft()).isZero();
+        }
+    }
+
+    @Test
+    void aDatasetItsConsumersCannotShare_isRefusedNamingTheEdges() throws Exception {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 4)
+                        .addVertex("a", 4)
+                        .addVertex("b", 2)
+                        .addDataSet("out", "source", ResultPartitionType.BLOCKING)
+                        .addEdge("out", "a", ALL_TO_ALL)
+                        .addEdge("out", "b", ALL_TO_ALL)
+                        .build();
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+            org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                    .isThrownBy(
+                            () ->
+                                    engine.run(
+                                            graph,
+                                            ForwardingJob.of(graph, 1, 8, 1),
+                                            RestartBackoffPolicy.noRestart(),
+                                            TIMEOUT))
+                    .withMessageContaining("one partition per producer cannot feed both");
+        }
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> new LocalEngine(dir, 0, 1, OPTIONS, BlockingShuffle.SORT))
+                .withMessage("workers must be >= 1, was 0");
+    }
+}
