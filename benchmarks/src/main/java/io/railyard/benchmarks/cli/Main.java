@@ -30,6 +30,7 @@ import picocli.CommandLine.Command;
             ReportCommand.class,
             ShuffleCommand.class,
             InspectCommand.class,
+            RunCommand.class,
             MemoryCommand.class,
             HeapProbeCommand.class,
             JmhCommand.class,
@@ -37,7 +38,8 @@ import picocli.CommandLine.Command;
         },
         description = {
             "Railyard's measurements: 'report' runs the scale report, 'shuffle' the shuffle"
-                    + " throughput, 'inspect' shows the regions of a job graph file, 'memory' the"
+                    + " throughput, 'inspect' shows the regions of a job graph file, 'run' runs one on"
+                    + " the local engine, 'memory' the"
                     + " memory table, 'heap-probe' one scheduler lifecycle, 'jmh' runs JMH.",
             "A first argument that is a regex matching benchmark names also runs JMH, e.g."
                     + " 'BuildTopologyBenchmark -rf json'."

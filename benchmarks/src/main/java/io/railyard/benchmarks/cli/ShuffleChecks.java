@@ -261,7 +261,7 @@ final class ShuffleChecks {
         return (bytes + (1 << 20) - 1) >> 20;
     }
 
-    private static void checkDirectory(CommandSpec spec, String option, Path directory) {
+    static void checkDirectory(CommandSpec spec, String option, Path directory) {
         String problem = null;
         if (!Files.exists(directory)) {
             problem = "no such directory; create it or choose another";

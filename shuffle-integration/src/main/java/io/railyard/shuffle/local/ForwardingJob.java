@@ -27,7 +27,9 @@ public final class ForwardingJob implements TaskCode.Factory {
     private final int failSubtask;
     private final int failAttempt;
     private final long failAtRecord;
+    private final double failRate;
 
+    @SuppressWarnings("TooManyParameters") // private: the factories name what they set
     private ForwardingJob(
             JobGraph graph,
             long recordsPerSource,
@@ -36,7 +38,8 @@ public final class ForwardingJob implements TaskCode.Factory {
             int failVertex,
             int failSubtask,
             int failAttempt,
-            long failAtRecord) {
+            long failAtRecord,
+            double failRate) {
         checkArgument(recordsPerSource >= 0, "records must be >= 0, was %s", recordsPerSource);
         checkArgument(recordBytes >= 8, "record bytes must be >= 8, was %s", recordBytes);
         this.graph = graph;
@@ -47,12 +50,13 @@ public final class ForwardingJob implements TaskCode.Factory {
         this.failSubtask = failSubtask;
         this.failAttempt = failAttempt;
         this.failAtRecord = failAtRecord;
+        this.failRate = failRate;
     }
 
     /** The job of {@code graph}: {@code recordsPerSource} records per source subtask. */
     public static ForwardingJob of(
             JobGraph graph, long recordsPerSource, int recordBytes, long seed) {
-        return new ForwardingJob(graph, recordsPerSource, recordBytes, seed, -1, -1, -1, -1);
+        return new ForwardingJob(graph, recordsPerSource, recordBytes, seed, -1, -1, -1, -1, 0);
     }
 
     /**
@@ -61,7 +65,36 @@ public final class ForwardingJob implements TaskCode.Factory {
      */
     public ForwardingJob failing(int vertex, int subtask, int attempt, long atRecord) {
         return new ForwardingJob(
-                graph, recordsPerSource, recordBytes, seed, vertex, subtask, attempt, atRecord);
+                graph,
+                recordsPerSource,
+                recordBytes,
+                seed,
+                vertex,
+                subtask,
+                attempt,
+                atRecord,
+                failRate);
+    }
+
+    /**
+     * The same job, except that every task attempt fails with probability {@code rate} (drawn from
+     * the seed, the task and the attempt, so a run repeats) at a record drawn from {@code [0,
+     * records per source]}; a task that reads fewer records does not fail.
+     *
+     * @throws IllegalArgumentException if {@code rate} is not in [0, 1]
+     */
+    public ForwardingJob failingAtRate(double rate) {
+        checkArgument(rate >= 0 && rate <= 1, "fail rate must be in [0, 1], was %s", rate);
+        return new ForwardingJob(
+                graph,
+                recordsPerSource,
+                recordBytes,
+                seed,
+                failVertex,
+                failSubtask,
+                failAttempt,
+                failAtRecord,
+                rate);
     }
 
     /** The exception an injected failure throws. */
@@ -75,11 +108,28 @@ public final class ForwardingJob implements TaskCode.Factory {
 
     @Override
     public TaskCode create(int vertex, int subtask, int attempt) {
-        long failAt =
+        long injected =
                 vertex == failVertex && subtask == failSubtask && attempt == failAttempt
                         ? failAtRecord
                         : -1;
+        long failAt = injected >= 0 ? injected : drawnFailure(vertex, subtask, attempt);
         return context -> run(context, failAt);
+    }
+
+    /** Where the attempt fails under the fail rate, or -1. */
+    private long drawnFailure(int vertex, int subtask, int attempt) {
+        if (failRate > 0) {
+            SplittableRandom draw =
+                    new SplittableRandom(
+                            seed * 0x9E3779B97F4A7C15L
+                                    ^ ((long) vertex << 42)
+                                    ^ ((long) subtask << 21)
+                                    ^ attempt);
+            if (draw.nextDouble() < failRate) {
+                return draw.nextLong(recordsPerSource + 1);
+            }
+        }
+        return -1;
     }
 
     private Tally run(TaskContext context, long failAt) throws Exception {

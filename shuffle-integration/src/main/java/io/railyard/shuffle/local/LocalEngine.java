@@ -173,7 +173,7 @@ public final class LocalEngine implements AutoCloseable {
      *
      * @throws IllegalArgumentException naming the dataset, its edges and what differs
      */
-    static void checkRunnable(JobGraph graph) {
+    public static void checkRunnable(JobGraph graph) {
         for (int e = 0; e < graph.numEdges(); e++) {
             int d = graph.edgeDataSet(e);
             int first = graph.consumerEdge(d, 0);
