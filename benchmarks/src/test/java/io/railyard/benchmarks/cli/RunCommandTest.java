@@ -61,7 +61,15 @@ class RunCommandTest {
                         "0.3",
                         "--seed",
                         "3");
-        CliRun failed = run("--job", job.toString(), "--fail-rate", "1", "--max-restarts", "2");
+        // Blocking only: consumers never start, so the cause is always a source's own failure.
+        Path blocking =
+                InspectCommandTest.file(
+                        dir,
+                        "{'vertices':[{'name':'a','parallelism':2},{'name':'b','parallelism':2}],"
+                                + "'edges':[{'source':'a','target':'b','pattern':'ALL_TO_ALL',"
+                                + "'type':'BLOCKING'}]}");
+        CliRun failed =
+                run("--job", blocking.toString(), "--fail-rate", "1", "--max-restarts", "2");
 
         assertThat(recovered.exit()).as(recovered.err()).isZero();
         assertThat(recovered.out()).contains("(exact)");
