@@ -25,18 +25,21 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SubpartitionRangeTest {
     private static final JobId JOB = new JobId(7, 9);
 
+    private static DeploymentDescriptors descriptors(JobGraph graph, int workers) {
+        return new DeploymentDescriptors(
+                JOB,
+                ExecutionTopology.of(graph),
+                new StaticShuffleDescriptors(graph, workers),
+                new InMemoryBlobStore(),
+                OffloadOptions.DEFAULT);
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
     void everySubpartitionIsReadOncePerEdge_andExists(long seed) throws IOException {
         JobGraph graph = RandomJobGraphs.generate(seed);
         ExecutionTopology topology = ExecutionTopology.of(graph);
-        DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB,
-                        topology,
-                        new StaticShuffleDescriptors(graph, 4),
-                        new InMemoryBlobStore(),
-                        OffloadOptions.DEFAULT);
+        DeploymentDescriptors descriptors = descriptors(graph, 4);
         int[] written = new int[graph.numPartitions()];
         for (int task = 0; task < graph.numTasks(); task++) {
             for (ProducedPartition produced : descriptors.create(task, 0).produced()) {
@@ -105,13 +108,7 @@ class SubpartitionRangeTest {
                                 DistributionPattern.ALL_TO_ALL,
                                 ResultPartitionType.BLOCKING)
                         .build();
-        DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB,
-                        ExecutionTopology.of(graph),
-                        new StaticShuffleDescriptors(graph, 2),
-                        new InMemoryBlobStore(),
-                        OffloadOptions.DEFAULT);
+        DeploymentDescriptors descriptors = descriptors(graph, 2);
 
         // b (fan-out 1:3): subtask i reads subpartition i % 3 of its one producer
         assertThat(firstSubpartitions(descriptors, graph.firstTask(1), 6))
@@ -134,13 +131,7 @@ class SubpartitionRangeTest {
                                 DistributionPattern.ALL_TO_ALL,
                                 ResultPartitionType.BLOCKING)
                         .build();
-        DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB,
-                        ExecutionTopology.of(graph),
-                        new StaticShuffleDescriptors(graph, 2),
-                        new InMemoryBlobStore(),
-                        OffloadOptions.DEFAULT);
+        DeploymentDescriptors descriptors = descriptors(graph, 2);
         byte[] current = descriptors.create(3, 0).encode();
         byte[] payload = Arrays.copyOfRange(current, 4, current.length - 4);
         byte[] versionOne =

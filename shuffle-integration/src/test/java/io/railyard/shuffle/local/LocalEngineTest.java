@@ -45,6 +45,19 @@ class LocalEngineTest {
         assertThat(result.partitionsLeft()).as("partitions nobody released").isZero();
     }
 
+    /** Runs {@code job} on 2 workers of {@code slots} slots: exact after exactly one restart. */
+    private void assertExactAfterOneRestart(JobGraph graph, ForwardingJob job, int slots)
+            throws Exception {
+        try (LocalEngine engine = new LocalEngine(dir, 2, slots, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.restarts()).isEqualTo(1);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(ResultPartitionType.class)
     void sourceToSink_deliversEveryRecordOnce(ResultPartitionType type) throws Exception {
@@ -76,28 +89,14 @@ class LocalEngineTest {
             throws Exception {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 13).failing(1, 2, 0, 1_000);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
-            JobResult result =
-                    engine.run(
-                            graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
-
-            assertExact(result, job, 1);
-            assertThat(result.restarts()).isEqualTo(1);
-        }
+        assertExactAfterOneRestart(graph, job, 4);
     }
 
     @Test
     void aSourceFailingMidway_isRestarted_withItsConsumers() throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 14).failing(0, 1, 0, 500);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.SORT)) {
-            JobResult result =
-                    engine.run(
-                            graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
-
-            assertExact(result, job, 1);
-            assertThat(result.restarts()).isEqualTo(1);
-        }
+        assertExactAfterOneRestart(graph, job, 2);
     }
 
     @Test

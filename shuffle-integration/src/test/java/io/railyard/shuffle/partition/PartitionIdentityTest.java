@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -58,10 +57,7 @@ class PartitionIdentityTest {
                                 stream);
                 assertThat(partition.id()).isEqualTo(ID);
                 assertThat(partition.name()).isEqualTo("p41.a3");
-                CountDownLatch parked = new CountDownLatch(1);
-                CountDownLatch resume = new CountDownLatch(1);
-                worker.ioScheduler().execute(() -> park(parked, resume));
-                assertThat(parked.await(30, TimeUnit.SECONDS)).isTrue();
+                CountDownLatch resume = ShuffleHarness.parkIoThread(worker);
                 InputGate opened;
                 try {
                     opened = worker.openGate("c", List.of(partition), 1);
@@ -98,15 +94,6 @@ class PartitionIdentityTest {
             } finally {
                 writer.close();
             }
-        }
-    }
-
-    private static void park(CountDownLatch parked, CountDownLatch resume) {
-        parked.countDown();
-        try {
-            resume.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

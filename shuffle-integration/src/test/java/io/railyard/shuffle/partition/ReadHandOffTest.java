@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +23,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ReadHandOffTest {
     private static final int PRODUCERS = 64;
     private static final int GATE_PAGES = 8;
+    private static final ShuffleOptions OPTIONS =
+            ShuffleOptions.builder()
+                    .pageSizeBytes(4096)
+                    .sortBufferPages(2)
+                    .readBatchPages(4)
+                    .gatePages(GATE_PAGES)
+                    .compression(Compression.NONE)
+                    .totalPages(64)
+                    .build();
 
     @TempDir Path dir;
 
@@ -37,16 +45,7 @@ class ReadHandOffTest {
             value = Kind.class,
             names = {"SORT", "HASH"})
     void manySmallChannels_reachTheConsumerInOneHandOffPerRound(Kind kind) throws Exception {
-        ShuffleOptions options =
-                ShuffleOptions.builder()
-                        .pageSizeBytes(4096)
-                        .sortBufferPages(2)
-                        .readBatchPages(4)
-                        .gatePages(GATE_PAGES)
-                        .compression(Compression.NONE)
-                        .totalPages(64)
-                        .build();
-        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             List<BlockingPartition> partitions = new ArrayList<>();
             List<Stream> streams = new ArrayList<>();
             for (int p = 0; p < PRODUCERS; p++) {
@@ -54,15 +53,7 @@ class ReadHandOffTest {
                 streams.add(stream);
                 partitions.add(ShuffleHarness.write(worker, kind, "p" + p, 1, stream));
             }
-            CountDownLatch parked = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            worker.ioScheduler()
-                    .execute(
-                            () -> {
-                                parked.countDown();
-                                awaitQuietly(release);
-                            });
-            assertThat(parked.await(30, TimeUnit.SECONDS)).as("IO thread parked").isTrue();
+            CountDownLatch release = ShuffleHarness.parkIoThread(worker);
             long before = worker.stats().handOffs();
             InputGate gate = worker.openGate("c", partitions, 0); // dispatches while parked
             release.countDown();
@@ -91,29 +82,12 @@ class ReadHandOffTest {
      */
     @Test
     void wakeUp_waitsWhileMoreIsComing_andComesBeforeTheIoThreadIdles() throws Exception {
-        ShuffleOptions options =
-                ShuffleOptions.builder()
-                        .pageSizeBytes(4096)
-                        .sortBufferPages(2)
-                        .readBatchPages(4)
-                        .gatePages(GATE_PAGES)
-                        .compression(Compression.NONE)
-                        .totalPages(64)
-                        .build();
-        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             List<BlockingPartition> partitions = new ArrayList<>();
             for (int p = 0; p < PRODUCERS; p++) {
                 partitions.add(ShuffleHarness.write(worker, Kind.SORT, "p" + p, 1, oneRecord(p)));
             }
-            CountDownLatch parked = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            worker.ioScheduler()
-                    .execute(
-                            () -> {
-                                parked.countDown();
-                                awaitQuietly(release);
-                            });
-            assertThat(parked.await(30, TimeUnit.SECONDS)).as("IO thread parked").isTrue();
+            CountDownLatch release = ShuffleHarness.parkIoThread(worker);
             try (InputGate gate = worker.openGate("c", partitions, 0)) {
                 try {
                     ChannelReader channel = partitions.get(0).readers.iterator().next();
@@ -146,13 +120,5 @@ class ReadHandOffTest {
             record[i] = (byte) (producer * 31 + i);
         }
         return new Stream(new int[] {0}, new byte[][] {record});
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -239,6 +240,28 @@ final class ShuffleHarness {
             }
             return writer.finish();
         }
+    }
+
+    /**
+     * Parks {@code worker}'s IO thread (a task that waits) and returns the latch that lets it go:
+     * what the caller does meanwhile happens before the IO thread serves anything. Count it down in
+     * a finally block.
+     */
+    static CountDownLatch parkIoThread(ShuffleWorker worker) throws InterruptedException {
+        CountDownLatch parked = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        worker.ioScheduler()
+                .execute(
+                        () -> {
+                            parked.countDown();
+                            try {
+                                resume.await(30, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        });
+        assertThat(parked.await(30, TimeUnit.SECONDS)).as("IO thread parked").isTrue();
+        return resume;
     }
 
     /** Reads a whole gate, recycling each buffer at once; records per channel. */
