@@ -8,8 +8,14 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.LocalEngine.BlockingShuffle;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -97,6 +103,53 @@ class LocalEngineTest {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 14).failing(0, 1, 0, 500);
         assertExactAfterOneRestart(graph, job, 2);
+    }
+
+    /**
+     * A producer's partition file deleted before its consumer reads it (reliability row 20): the
+     * consumer's failure names the partition and its attempt, failover restarts the producer, and
+     * the output is still exact.
+     */
+    @Test
+    void aPartitionFileDeletedBeforeItIsRead_restartsItsProducer_andTheOutputIsExact()
+            throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 16);
+        List<Path> deleted = new ArrayList<>();
+        TaskCode.Factory deleting =
+                (vertex, subtask, attempt) -> {
+                    if (vertex == 1 && subtask == 0 && attempt == 0) {
+                        // Deployed once every source finished, before any consumer reads.
+                        deleted.addAll(deleteFilesOf("p1.a0"));
+                    }
+                    return job.create(vertex, subtask, attempt);
+                };
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph,
+                            deleting,
+                            RestartBackoffPolicy.fixedDelay(3, Duration.ZERO),
+                            TIMEOUT);
+
+            assertThat(deleted).as("the partition's files").isNotEmpty();
+            assertExact(result, job, 1);
+            assertThat(result.restarts()).isEqualTo(1);
+        }
+    }
+
+    private List<Path> deleteFilesOf(String partition) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            List<Path> found =
+                    files.filter(f -> f.getFileName().toString().startsWith(partition + "."))
+                            .toList();
+            for (Path file : found) {
+                Files.delete(file);
+            }
+            return found;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
