@@ -50,6 +50,7 @@ final class JobRun implements WorkerGateway {
     private final InMemoryBlobStore blobs = new InMemoryBlobStore();
     private final WorkerDescriptorCache descriptorCache = new WorkerDescriptorCache(blobs);
     private final Map<PartitionId, ResultPartition> partitions = new ConcurrentHashMap<>();
+    private final Map<PartitionId, Integer> workerOf = new ConcurrentHashMap<>();
     // Orders a task's cancellation against its registering a partition (see register); consumers
     // waiting for a partition to be created wait on it.
     private final Object registering = new Object();
@@ -193,6 +194,7 @@ final class JobRun implements WorkerGateway {
     @Override
     public void releasePartition(int worker, PartitionId partition) {
         gone.add(partition);
+        workerOf.remove(partition);
         ResultPartition released = partitions.remove(partition);
         if (released != null) {
             try {
@@ -216,6 +218,7 @@ final class JobRun implements WorkerGateway {
                 return false;
             }
             partitions.put(id, partition);
+            workerOf.put(id, task.worker());
             registering.notifyAll();
             return true;
         }
@@ -267,6 +270,28 @@ final class JobRun implements WorkerGateway {
         } else if (!task.isCancelled()) {
             onMain(() -> onFailed(task, failure));
         }
+    }
+
+    /**
+     * Worker {@code worker} is lost with everything on it: on the main thread, after the current
+     * event, its partitions are released and reported lost to the JobMaster, and its running tasks
+     * fail (not cancelled: their failures go through failover). Thread-safe.
+     */
+    void loseWorker(int worker) {
+        onMain(
+                () -> {
+                    for (Map.Entry<PartitionId, Integer> entry : List.copyOf(workerOf.entrySet())) {
+                        if (entry.getValue() == worker) {
+                            releasePartition(worker, entry.getKey());
+                            jobMaster().onPartitionLost(entry.getKey());
+                        }
+                    }
+                    for (TaskRun task : deployed.values()) {
+                        if (task.worker() == worker) {
+                            task.loseWorker();
+                        }
+                    }
+                });
     }
 
     // ---- main thread ----

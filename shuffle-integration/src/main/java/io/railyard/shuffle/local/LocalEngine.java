@@ -61,6 +61,7 @@ public final class LocalEngine implements AutoCloseable {
     private final List<Worker> workers = new ArrayList<>();
     private final int slots;
     private final BlockingShuffle blocking;
+    private volatile @Nullable JobRun current;
 
     /** A worker: its shuffle layer and its task slots. */
     record Worker(int index, ShuffleWorker shuffle, ExecutorService slots, Path directory) {}
@@ -107,6 +108,22 @@ public final class LocalEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * Fault injection: worker {@code worker} is lost with its partitions and running tasks, as if
+     * its process died and a fresh one took its place; the running job's failover handles it (after
+     * the event being handled, if any). A no-op when no job runs. Thread-safe; may be called from
+     * {@link TaskCode.Factory#create}.
+     *
+     * @throws IndexOutOfBoundsException if there is no such worker
+     */
+    public void loseWorker(int worker) {
+        com.google.common.base.Preconditions.checkElementIndex(worker, workers.size(), "worker");
+        JobRun run = current;
+        if (run != null) {
+            run.loseWorker(worker);
+        }
+    }
+
     /** Number of workers. */
     public int numWorkers() {
         return workers.size();
@@ -140,6 +157,7 @@ public final class LocalEngine implements AutoCloseable {
             filesBefore[worker.index()] = files(worker.directory());
         }
         JobRun run = new JobRun(graph, code, policy, workers, blocking);
+        current = run;
         try {
             JobRun.Outcome outcome = run.await(timeout);
             // The IO thread returns a closed gate's in-flight pages at the end of its round: give
@@ -160,6 +178,7 @@ public final class LocalEngine implements AutoCloseable {
                 Thread.sleep(5);
             }
         } finally {
+            current = null;
             run.shutDown();
         }
     }

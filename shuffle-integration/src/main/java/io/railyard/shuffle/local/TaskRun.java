@@ -45,6 +45,7 @@ final class TaskRun implements Runnable, TaskContext {
     private final List<InputGate> gates = new ArrayList<>();
     private final CountDownLatch ended = new CountDownLatch(1);
     private volatile boolean cancelled;
+    private volatile boolean workerLost;
     private volatile String doing = "waiting for a slot";
 
     TaskRun(
@@ -87,6 +88,15 @@ final class TaskRun implements Runnable, TaskContext {
 
     boolean isCancelled() {
         return cancelled;
+    }
+
+    int worker() {
+        return worker.index();
+    }
+
+    /** Its worker is lost: it fails at its next record or wait (a failure, not a cancellation). */
+    void loseWorker() {
+        workerLost = true;
     }
 
     void cancel() {
@@ -137,6 +147,15 @@ final class TaskRun implements Runnable, TaskContext {
             case HYBRID_FULL -> HybridPartition.Mode.FULL;
             case HYBRID_SELECTIVE, PIPELINED, PIPELINED_BOUNDED -> HybridPartition.Mode.SELECTIVE;
         };
+    }
+
+    /** A task's worker was lost under it. */
+    static final class WorkerLostException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        WorkerLostException(int worker) {
+            super("worker " + worker + " was lost");
+        }
     }
 
     @Override
@@ -300,6 +319,9 @@ final class TaskRun implements Runnable, TaskContext {
     void checkNotCancelled() {
         if (cancelled) {
             throw new CancellationException(describe());
+        }
+        if (workerLost) {
+            throw new WorkerLostException(worker.index());
         }
     }
 }

@@ -152,6 +152,39 @@ class LocalEngineTest {
         }
     }
 
+    /**
+     * A worker lost with the partitions of the sources it ran, once every source finished
+     * (reliability row 21): the consumers reading them fail naming them, failover restarts those
+     * producers, and the output is still exact.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = ResultPartitionType.class,
+            names = {"BLOCKING", "HYBRID_FULL"})
+    void aWorkerLostWithItsPartitions_isRecoveredFrom_exactly(ResultPartitionType type)
+            throws Exception {
+        JobGraph graph = twoVertices(type);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 17);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            TaskCode.Factory losing =
+                    (vertex, subtask, attempt) -> {
+                        if (vertex == 1 && subtask == 0 && attempt == 0) {
+                            engine.loseWorker(0);
+                        }
+                        return job.create(vertex, subtask, attempt);
+                    };
+            JobResult result =
+                    engine.run(
+                            graph,
+                            losing,
+                            RestartBackoffPolicy.fixedDelay(5, Duration.ZERO),
+                            TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.restarts()).isPositive();
+        }
+    }
+
     @Test
     void whenThePolicyGivesUp_theJobFailsWithTheCause_andNothingIsLeft() throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
