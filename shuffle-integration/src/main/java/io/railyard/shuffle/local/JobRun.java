@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -370,27 +371,30 @@ final class JobRun implements WorkerGateway {
         return current;
     }
 
-    /** Runs {@code step} on the main thread; a failure of the JobManager core fails the job. */
+    /** Queues {@code step} for the main thread (dropped once the job is over). Thread-safe. */
     private void onMain(MainStep step) {
-        if (main.isShutdown()) {
-            return; // the job is over: late events of cancelled tasks
+        try {
+            main.execute(() -> runStep(step));
+        } catch (RejectedExecutionException e) {
+            // the job is over: a late event of a cancelled task
         }
-        main.execute(
-                () -> {
-                    try {
-                        step.run();
-                    } catch (Exception | Error e) {
-                        outcome.complete(
-                                new Outcome(
-                                        JobResult.State.FAILED,
-                                        e,
-                                        ImmutableMap.of(),
-                                        restarts,
-                                        tasksDeployed.get(),
-                                        System.nanoTime() - startNanos,
-                                        0));
-                    }
-                });
+    }
+
+    /** Runs {@code step} on the main thread; a failure of the JobManager core fails the job. */
+    private void runStep(MainStep step) {
+        try {
+            step.run();
+        } catch (Exception | Error e) {
+            outcome.complete(
+                    new Outcome(
+                            JobResult.State.FAILED,
+                            e,
+                            ImmutableMap.of(),
+                            restarts,
+                            tasksDeployed.get(),
+                            System.nanoTime() - startNanos,
+                            0));
+        }
     }
 
     @FunctionalInterface
