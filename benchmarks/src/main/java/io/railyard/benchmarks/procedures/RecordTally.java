@@ -1,8 +1,8 @@
 package io.railyard.benchmarks.procedures;
 
+import io.railyard.shuffle.local.Tally;
 import io.railyard.shuffle.partition.RecordDecoder;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
  * Counts records, their bytes and the sum of their 64-bit hashes ({@link #hash}): what a consumer
@@ -23,12 +23,6 @@ import java.util.zip.CRC32C;
  * <p>Not thread-safe: one per consumer (or producer). No allocation.
  */
 public final class RecordTally implements RecordDecoder.RecordSink {
-    // xxHash64's primes used by its avalanche.
-    private static final long P2 = 0xC2B2AE3D27D4EB4FL;
-    private static final long P3 = 0x165667B19E3779F9L;
-
-    private static final ThreadLocal<CRC32C> CRC = ThreadLocal.withInitial(CRC32C::new);
-
     private long records;
     private long bytes;
     private long checksum;
@@ -65,23 +59,10 @@ public final class RecordTally implements RecordDecoder.RecordSink {
     }
 
     /**
-     * The 64-bit hash of {@code record[position, limit)} (see the class notes), leaving its
-     * position and limit as they were. O(length); no allocation.
+     * The 64-bit hash of {@code record[position, limit)} (see the class notes; the local engine's
+     * {@link Tally#hash}), leaving its position and limit as they were. O(length); no allocation.
      */
     public static long hash(ByteBuffer record) {
-        CRC32C crc = CRC.get();
-        crc.reset();
-        int at = record.position();
-        crc.update(record);
-        record.position(at);
-        return avalanche(crc.getValue() << 32 ^ record.remaining());
-    }
-
-    private static long avalanche(long h) {
-        h ^= h >>> 33;
-        h *= P2;
-        h ^= h >>> 29;
-        h *= P3;
-        return h ^ (h >>> 32);
+        return Tally.hash(record);
     }
 }
