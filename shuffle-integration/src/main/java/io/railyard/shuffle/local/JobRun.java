@@ -50,8 +50,11 @@ final class JobRun implements WorkerGateway {
     private final ScheduledExecutorService main;
     private final InMemoryBlobStore blobs = new InMemoryBlobStore();
     private final WorkerDescriptorCache descriptorCache = new WorkerDescriptorCache(blobs);
-    private final Map<PartitionId, ResultPartition> partitions = new ConcurrentHashMap<>();
-    private final Map<PartitionId, Integer> workerOf = new ConcurrentHashMap<>();
+    private final Map<PartitionId, Held> partitions = new ConcurrentHashMap<>();
+
+    /** A registered partition and the worker that holds it. */
+    private record Held(ResultPartition partition, int worker) {}
+
     // Orders a task's cancellation against its registering a partition (see register); consumers
     // waiting for a partition to be created wait on it.
     private final Object registering = new Object();
@@ -195,11 +198,10 @@ final class JobRun implements WorkerGateway {
     @Override
     public void releasePartition(int worker, PartitionId partition) {
         gone.add(partition);
-        workerOf.remove(partition);
-        ResultPartition released = partitions.remove(partition);
+        Held released = partitions.remove(partition);
         if (released != null) {
             try {
-                released.release();
+                released.partition().release();
             } catch (IOException e) {
                 // Its files are retried by the worker at close; the leak count shows them.
             }
@@ -218,8 +220,7 @@ final class JobRun implements WorkerGateway {
             if (task.isCancelled()) {
                 return false;
             }
-            partitions.put(id, partition);
-            workerOf.put(id, task.worker());
+            partitions.put(id, new Held(partition, task.worker()));
             registering.notifyAll();
             return true;
         }
@@ -238,9 +239,9 @@ final class JobRun implements WorkerGateway {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PARTITION_WAIT_MILLIS);
         synchronized (registering) {
             while (true) {
-                ResultPartition partition = partitions.get(id);
-                if (partition != null) {
-                    return partition;
+                Held held = partitions.get(id);
+                if (held != null) {
+                    return held.partition();
                 }
                 if (gone.contains(id)) {
                     throw new PartitionLostException(id.toString(), id, "it was released", null);
@@ -281,8 +282,8 @@ final class JobRun implements WorkerGateway {
     void loseWorker(int worker) {
         onMain(
                 () -> {
-                    for (Map.Entry<PartitionId, Integer> entry : List.copyOf(workerOf.entrySet())) {
-                        if (entry.getValue() == worker) {
+                    for (Map.Entry<PartitionId, Held> entry : List.copyOf(partitions.entrySet())) {
+                        if (entry.getValue().worker() == worker) {
                             releasePartition(worker, entry.getKey());
                             jobMaster().onPartitionLost(entry.getKey());
                         }
