@@ -88,6 +88,8 @@ public final class InputGate implements AutoCloseable {
     private int channelsEnded;
     // Confined to the IO thread: published buffers the consumer was not woken for (see publish).
     boolean wakeDeferred;
+    // Confined to the IO thread: whether the IO thread's list of deferred gates holds this one.
+    boolean onDeferredList;
     private long deferredSince;
     private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
     private CompletableFuture<Void> availability = new CompletableFuture<>();

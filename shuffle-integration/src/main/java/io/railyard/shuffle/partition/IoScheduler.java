@@ -261,7 +261,8 @@ final class IoScheduler implements AutoCloseable {
         for (int i = 0; i < touched.size(); i++) {
             InputGate gate = touched.get(i);
             handed += gate.publish(force) ? 1 : 0;
-            if (gate.wakeDeferred && !deferred.contains(gate)) {
+            if (gate.wakeDeferred && !gate.onDeferredList) {
+                gate.onDeferredList = true;
                 deferred.add(gate);
             }
         }
@@ -270,6 +271,7 @@ final class IoScheduler implements AutoCloseable {
             InputGate gate = deferred.get(i);
             gate.publish(force);
             if (!gate.wakeDeferred) {
+                gate.onDeferredList = false;
                 deferred.remove(i);
             }
         }
