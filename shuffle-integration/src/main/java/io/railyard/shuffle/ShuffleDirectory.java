@@ -137,11 +137,7 @@ public final class ShuffleDirectory implements AutoCloseable {
                     deleted.add(candidate);
                 }
             } catch (IOException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
+                failure = Failures.add(failure, e);
             }
         }
         if (failure != null) {

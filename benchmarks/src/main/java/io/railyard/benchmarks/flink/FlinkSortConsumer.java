@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.RecordTally;
+import io.railyard.shuffle.Failures;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;
@@ -271,11 +272,7 @@ final class FlinkSortConsumer {
                 try {
                     view.releaseAllResources();
                 } catch (IOException e) {
-                    if (failure == null) {
-                        failure = e;
-                    } else {
-                        failure.addSuppressed(e);
-                    }
+                    failure = Failures.add(failure, e);
                 }
             }
         }

@@ -3,6 +3,7 @@ package io.railyard.shuffle.local;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.shuffle.Failures;
 import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.ShuffleWorker;
@@ -235,26 +236,18 @@ public final class LocalEngine implements AutoCloseable {
             try {
                 worker.shuffle().close();
             } catch (IOException e) {
-                failure = first(failure, e);
+                failure = Failures.add(failure, e);
             }
         }
         workers.clear();
         try {
             directory.close();
         } catch (IOException e) {
-            failure = first(failure, e);
+            failure = Failures.add(failure, e);
         }
         if (failure != null) {
             throw failure;
         }
-    }
-
-    private static IOException first(@Nullable IOException failure, IOException e) {
-        if (failure == null) {
-            return e;
-        }
-        failure.addSuppressed(e);
-        return failure;
     }
 
     private static long files(Path dir) {

@@ -16,6 +16,7 @@ import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
+import io.railyard.shuffle.Failures;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -226,11 +227,7 @@ public final class JobMaster implements AutoCloseable {
         try {
             releaseFreed();
         } catch (IOException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
+            failure = Failures.add(failure, e);
         }
         if (failure != null) {
             throw failure;
@@ -286,10 +283,7 @@ public final class JobMaster implements AutoCloseable {
         try {
             descriptors.invalidatePartition(p);
         } catch (IOException e) {
-            if (failure == null) {
-                return e;
-            }
-            failure.addSuppressed(e);
+            return Failures.add(failure, e);
         }
         return failure;
     }
