@@ -6,6 +6,7 @@ import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
+import io.railyard.benchmarks.procedures.TimeToRunning;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -37,6 +38,12 @@ import picocli.CommandLine.Spec;
                 "Measures every procedure on the reference job (source -> sink, ALL_TO_ALL,"
                         + " BLOCKING) and prints a table beside Flink's published figures.")
 final class ReportCommand implements Callable<Integer> {
+    /**
+     * The largest P of the time-to-RUNNING job: its 2P tasks run at once, each on a thread of this
+     * process (20,000 threads at P = 10,000 took 12.6 s just to start here).
+     */
+    private static final int MAX_RUNNING_PARALLELISM = 4096;
+
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
     private CommandSpec spec;
@@ -92,14 +99,37 @@ final class ReportCommand implements Callable<Integer> {
     private long shuffleMemoryMib;
 
     @Option(
+            names = "--running-parallelism",
+            paramLabel = "P",
+            defaultValue = "1000",
+            description =
+                    "parallelism of the PIPELINED job whose time to RUNNING is measured on the"
+                            + " local engine (2P tasks, each a thread), 1..4096; 0 skips it"
+                            + " (default ${DEFAULT-VALUE})")
+    private int runningParallelism;
+
+    @Option(
             names = "--shuffle-dir",
             paramLabel = "DIR",
-            description = "an existing directory for the shuffle files (default: java.io.tmpdir)")
+            description =
+                    "an existing directory for the shuffle files and the time-to-RUNNING job's"
+                            + " (default: java.io.tmpdir)")
     private Path shuffleDirectory = Path.of(System.getProperty("java.io.tmpdir"));
 
     @Override
     public Integer call() throws Exception {
         OptionChecks.parallelism(spec, "--parallelism", parallelism);
+        if (runningParallelism < 0 || runningParallelism > MAX_RUNNING_PARALLELISM) {
+            throw OptionChecks.usage(
+                    spec,
+                    "--running-parallelism must be in 0.."
+                            + MAX_RUNNING_PARALLELISM
+                            + " (0 skips it), was "
+                            + runningParallelism);
+        }
+        if (runningParallelism > 0) {
+            ShuffleChecks.checkDirectory(spec, "--shuffle-dir", shuffleDirectory);
+        }
         ShuffleThroughput.@Nullable Settings shuffle = checkShuffle();
         OutputFile json = output.check(spec);
         OutputFile png = chart == null ? null : OutputFile.check(spec, "--chart", chart, ".png");
@@ -156,6 +186,7 @@ final class ReportCommand implements Callable<Integer> {
         }
         int steps =
                 ScaleReport.STEPS
+                        + (runningParallelism > 0 ? 1 : 0)
                         + (withFlink ? FlinkColumnMeasurer.STEPS : 0)
                         + (shuffle != null
                                 ? ShuffleThroughput.steps(shuffle) + (withFlink ? 1 : 0)
@@ -180,6 +211,12 @@ final class ReportCommand implements Callable<Integer> {
             ShuffleThroughput.@Nullable Settings shuffle, Consumer<String> progress)
             throws Exception {
         ScaleReport report = ScaleReport.measure(parallelism, progress);
+        if (runningParallelism > 0) {
+            report =
+                    report.withTimeToRunning(
+                            TimeToRunning.measure(runningParallelism, shuffleDirectory));
+            progress.accept("time to RUNNING");
+        }
         if (withFlink) {
             report = report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress));
         }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.procedures.DeployProcedures;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
+import io.railyard.benchmarks.procedures.TimeToRunning;
 import java.util.Map;
 
 /**
@@ -28,6 +29,14 @@ final class ReportJson {
             if (procedure.key().equals("tasks_to_restart")) {
                 node.put("tasks", report.restartedTasks());
             }
+        }
+        TimeToRunning.Result running = report.timeToRunning();
+        if (running != null) {
+            procedures
+                    .putObject("time_to_running")
+                    .put("ms", running.millis())
+                    .put("parallelism", running.parallelism())
+                    .put("shape", "source -> sink, ALL_TO_ALL, PIPELINED, no-op tasks");
         }
         deployment(root.putObject("deployment"), report);
         ObjectNode memory = root.putObject("memory");

@@ -31,7 +31,8 @@ public final class ScaleReport {
             ImmutableMap.of(
                     "initialization", ImmutableList.of("11,431 ms", "627 ms"),
                     "deploy_all", ImmutableList.of("63,118 ms", "17,183 ms"),
-                    "tasks_to_restart", ImmutableList.of("37,195 ms", "170 ms"));
+                    "tasks_to_restart", ImmutableList.of("37,195 ms", "170 ms"),
+                    "time_to_running", ImmutableList.of("> 4 min", "<= 30 s"));
 
     /**
      * One measured procedure.
@@ -61,6 +62,7 @@ public final class ScaleReport {
     private final double decodeGroupMillis;
     private final @Nullable FlinkColumn flink;
     private final ShuffleThroughput.@Nullable Result shuffle;
+    private final TimeToRunning.@Nullable Result running;
 
     @SuppressWarnings("TooManyParameters") // built only by measure(), withFlink(), withShuffle()
     private ScaleReport(
@@ -73,7 +75,8 @@ public final class ScaleReport {
             DeployProcedures.Shipped shipped,
             double decodeGroupMillis,
             @Nullable FlinkColumn flink,
-            ShuffleThroughput.@Nullable Result shuffle) {
+            ShuffleThroughput.@Nullable Result shuffle,
+            TimeToRunning.@Nullable Result running) {
         this.parallelism = parallelism;
         this.connections = connections;
         this.numRegions = numRegions;
@@ -84,6 +87,7 @@ public final class ScaleReport {
         this.decodeGroupMillis = decodeGroupMillis;
         this.flink = flink;
         this.shuffle = shuffle;
+        this.running = running;
     }
 
     /** Runs every procedure at {@code parallelism}, without progress output. */
@@ -151,21 +155,29 @@ public final class ScaleReport {
                 shipped,
                 decodeMillis,
                 null,
+                null,
                 null);
     }
 
     /** This report with a live Flink column. */
     public ScaleReport withFlink(FlinkColumn column) {
-        return with(column, shuffle);
+        return with(column, shuffle, running);
     }
 
     /** This report with a shuffle throughput section. */
     public ScaleReport withShuffle(ShuffleThroughput.Result result) {
-        return with(flink, result);
+        return with(flink, result, running);
+    }
+
+    /** This report with the time to RUNNING of the local engine. */
+    public ScaleReport withTimeToRunning(TimeToRunning.Result result) {
+        return with(flink, shuffle, result);
     }
 
     private ScaleReport with(
-            @Nullable FlinkColumn column, ShuffleThroughput.@Nullable Result result) {
+            @Nullable FlinkColumn column,
+            ShuffleThroughput.@Nullable Result result,
+            TimeToRunning.@Nullable Result timeToRunning) {
         return new ScaleReport(
                 parallelism,
                 connections,
@@ -176,7 +188,13 @@ public final class ScaleReport {
                 shipped,
                 decodeGroupMillis,
                 column,
-                result);
+                result,
+                timeToRunning);
+    }
+
+    /** The time to RUNNING on the local engine, if measured. */
+    public TimeToRunning.@Nullable Result timeToRunning() {
+        return running;
     }
 
     /** The shuffle section, if measured. */

@@ -255,6 +255,8 @@ class CliBadInputTest {
                                 "10",
                                 "--shuffle-parallelism",
                                 "0",
+                                "--running-parallelism",
+                                "0",
                                 "--no-progress",
                                 "--chart",
                                 chart.toString())
@@ -309,6 +311,8 @@ class CliBadInputTest {
                             "--parallelism",
                             "10",
                             "--no-progress",
+                            "--running-parallelism",
+                            "0",
                             "--shuffle-parallelism",
                             "2",
                             "--shuffle-mib",

@@ -30,6 +30,8 @@ class ReportCommandTest {
                         "1",
                         "--shuffle-dir",
                         dir.toString(),
+                        "--running-parallelism",
+                        "20",
                         "--no-progress");
 
         String out = run.succeeded().out();
@@ -54,6 +56,10 @@ class ReportCommandTest {
         }
         assertThat(root.path("procedures").path("tasks_to_restart").path("tasks").asInt())
                 .isEqualTo(101);
+        JsonNode running = root.path("procedures").path("time_to_running");
+        assertThat(running.path("ms").asDouble()).isPositive();
+        assertThat(running.path("parallelism").asInt()).isEqualTo(20);
+        assertThat(out).contains("time to RUNNING (PIPELINED, P = 20)").contains("<= 30 s");
         assertThat(out).contains("tasks to restart (101 tasks)");
         for (String count :
                 new String[] {
@@ -112,6 +118,8 @@ class ReportCommandTest {
                         "50",
                         "--with-flink",
                         "--no-progress",
+                        "--running-parallelism",
+                        "0",
                         "--shuffle-parallelism",
                         "4",
                         "--shuffle-mib",
@@ -143,6 +151,7 @@ class ReportCommandTest {
                     .isPositive();
         }
         assertThat(flink.path("memory").path("graph").asLong()).isPositive();
+        assertThat(root.path("procedures").has("time_to_running")).as("skipped by 0").isFalse();
     }
 
     @Test
@@ -151,5 +160,12 @@ class ReportCommandTest {
                 .startsWith("report: --parallelism must be in [1, 16777216], was 0");
         CliRun.of("report", "--parallelism", "many").isUsageError();
         CliRun.of("report", "--unknown").isUsageError();
+        assertThat(CliRun.of("report", "--running-parallelism", "4097").isUsageError().err())
+                .startsWith("report: --running-parallelism must be in 0..4096 (0 skips it), was");
+        assertThat(
+                        CliRun.of("report", "--running-parallelism", "2", "--shuffle-dir", "/nope")
+                                .isUsageError()
+                                .err())
+                .startsWith("report: --shuffle-dir /nope: no such directory");
     }
 }

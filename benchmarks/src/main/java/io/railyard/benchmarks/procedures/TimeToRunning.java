@@ -1,0 +1,151 @@
+package io.railyard.benchmarks.procedures;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.local.JobResult;
+import io.railyard.shuffle.local.LocalEngine;
+import io.railyard.shuffle.local.Tally;
+import io.railyard.shuffle.local.TaskCode;
+import io.railyard.topology.JobGraph;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Time to RUNNING of the PIPELINED reference job ({@code source -> sink}, ALL_TO_ALL, one region of
+ * 2P tasks) with no-op tasks, through the whole path on the {@link LocalEngine}: schedule the
+ * region, create and encode the deployment descriptors, hand the bytes to the in-process workers,
+ * decode them, create the partitions and open the gates, and start every task. The clock stops when
+ * the last of the 2P tasks enters its code (Flink's RUNNING); the job then runs to its end (sources
+ * emit nothing, sinks read their end-of-partition markers) outside the measured time.
+ *
+ * <p>The engine is built once, outside the measurement: its workers and their slots (one thread
+ * each) exist before the job, as a cluster's task managers do. Each worker gets {@link #GATE_PAGES}
+ * pages per gate (one gate per sink) and room for a hybrid partition per source. Not thread-safe;
+ * close it.
+ */
+public final class TimeToRunning implements AutoCloseable {
+    /** Workers of the engine. */
+    public static final int WORKERS = 4;
+
+    /** Pages each sink's gate is guaranteed (Flink's floating buffers per gate are 8). */
+    static final int GATE_PAGES = 2;
+
+    /** Pages each source's partition writer buffers before it hands data on. */
+    static final int WRITER_PAGES = 4;
+
+    /** Runs timed by {@link #measure} after one untimed run. */
+    static final int SAMPLES = 3;
+
+    /**
+     * A measured time to RUNNING.
+     *
+     * @param parallelism parallelism of source and sink (2P tasks)
+     * @param millis the median of {@value #SAMPLES} runs after a warm-up run
+     */
+    public record Result(int parallelism, double millis) {}
+
+    private final int parallelism;
+    private final JobGraph job;
+    private final LocalEngine engine;
+
+    /**
+     * An engine for the PIPELINED reference job at {@code parallelism}, under {@code directory}.
+     *
+     * @throws IllegalArgumentException if {@code parallelism < 1}
+     */
+    public TimeToRunning(int parallelism, Path directory) throws IOException {
+        checkArgument(parallelism >= 1, "parallelism must be >= 1, was %s", parallelism);
+        this.parallelism = parallelism;
+        this.job = ReferenceJobs.Shape.PIPELINED.job(parallelism);
+        int slots = ceilDiv(2 * parallelism, WORKERS);
+        int gatesPerWorker = ceilDiv(parallelism, WORKERS);
+        int pagesPerWorker = gatesPerWorker * GATE_PAGES + slots * (WRITER_PAGES + 2) + 64;
+        ShuffleOptions options =
+                ShuffleOptions.builder()
+                        .totalPages(pagesPerWorker)
+                        .gatePages(GATE_PAGES)
+                        .sortBufferPages(WRITER_PAGES)
+                        .build();
+        this.engine =
+                new LocalEngine(
+                        directory, WORKERS, slots, options, LocalEngine.BlockingShuffle.SORT);
+    }
+
+    /**
+     * The median time to RUNNING at {@code parallelism} of {@value #SAMPLES} runs after one warm-up
+     * run, on a fresh engine under {@code directory}. O(P) tasks each reading P channels.
+     */
+    public static Result measure(int parallelism, Path directory) throws IOException {
+        try (TimeToRunning procedure = new TimeToRunning(parallelism, directory)) {
+            procedure.runOnce();
+            double[] samples = new double[SAMPLES];
+            for (int s = 0; s < SAMPLES; s++) {
+                samples[s] = procedure.runOnce();
+            }
+            Arrays.sort(samples);
+            return new Result(parallelism, samples[SAMPLES / 2]);
+        }
+    }
+
+    /**
+     * Runs the job once; the milliseconds from the call until every task was running.
+     *
+     * @throws IllegalStateException if the job did not finish, or not every task ran once
+     */
+    public double runOnce() {
+        AtomicInteger notRunning = new AtomicInteger(2 * parallelism);
+        AtomicLong allRunningAt = new AtomicLong();
+        TaskCode.Factory noOp =
+                (vertex, subtask, attempt) ->
+                        context -> {
+                            if (notRunning.decrementAndGet() == 0) {
+                                allRunningAt.set(System.nanoTime());
+                            }
+                            if (vertex == 1) {
+                                context.readInputs((channel, record) -> {});
+                            }
+                            return Tally.ZERO;
+                        };
+        long start = System.nanoTime();
+        JobResult result;
+        try {
+            result = engine.run(job, noOp, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(5));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        if (result.state() != JobResult.State.FINISHED || notRunning.get() != 0) {
+            throw new IllegalStateException(
+                    "the PIPELINED reference job at P = "
+                            + parallelism
+                            + " ended "
+                            + result.state()
+                            + " with "
+                            + notRunning.get()
+                            + " tasks never running",
+                    result.cause());
+        }
+        return (allRunningAt.get() - start) / 1e6;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
+    }
+
+    @Override
+    public void close() throws IOException {
+        engine.close();
+    }
+}
