@@ -15,13 +15,14 @@ import java.util.function.IntPredicate;
  * nothing of the code under test — not even its {@code PipelinedRegions} — shapes the expected
  * answer: an oracle for {@link RegionFailover}. O(connections) per query; small graphs only.
  */
-final class RestartOracle {
+public final class RestartOracle {
     private final JobGraph graph;
     private final int[] regionOfTask; // the oracle's regions, numbered arbitrarily
     private final List<List<int[]>> inputsOfRegion = new ArrayList<>(); // {producer region, p}
     private final List<BitSet> consumersOfRegion = new ArrayList<>();
 
-    RestartOracle(JobGraph graph) {
+    /** The oracle of {@code graph}'s region failover; O(connections). */
+    public RestartOracle(JobGraph graph) {
         this.graph = graph;
         this.regionOfTask = RegionOracle.regionOfTask(graph);
         int numRegions = 0;
@@ -43,8 +44,11 @@ final class RestartOracle {
                 });
     }
 
-    /** The tasks to restart, ascending, when {@code failedTask} fails. */
-    int[] tasksToRestart(int failedTask, IntPredicate available) {
+    /**
+     * The tasks to restart, ascending, when {@code failedTask} fails and the partitions {@code
+     * available} accepts can be read again.
+     */
+    public int[] tasksToRestart(int failedTask, IntPredicate available) {
         BitSet restart = new BitSet();
         ArrayDeque<Integer> work = new ArrayDeque<>();
         int failedRegion = regionOfTask[failedTask];

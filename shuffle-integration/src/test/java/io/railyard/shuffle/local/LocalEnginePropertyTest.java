@@ -4,27 +4,54 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.failover.RestartOracle;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.LocalEngine.BlockingShuffle;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.RandomJobGraphs;
+import io.railyard.topology.ResultPartitionType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.LongStream;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Random job graphs (every pattern and partition type, datasets with several consumer vertices) run
- * end to end, without and with a task failing mid-way: every sink receives exactly what the
- * sources' records reach it with, and no page, file or partition is left.
+ * end to end under each kind of {@link Fault}: every sink receives exactly what the sources'
+ * records reach it with, no page, file or partition is left, and a single task failure restarts
+ * what region failover prescribes (checked against {@link RestartOracle}, which computes regions
+ * and restart sets on the expanded task graph independently of the code under test).
  */
 class LocalEnginePropertyTest {
     private static final RandomJobGraphs.Shape SHAPE = new RandomJobGraphs.Shape(6, 6);
     private static final ShuffleOptions OPTIONS =
             ShuffleOptions.builder().pageSizeBytes(4096).totalPages(1024).build();
+
+    /** What goes wrong during the run. */
+    enum Fault {
+        /** Nothing. */
+        NONE,
+        /** One task attempt throws at one of its first records. */
+        TASK_FAILURE,
+        /**
+         * The file of one first-attempt BLOCKING partition is deleted when the first consumer of
+         * its dataset is deployed, before anyone reads it: whoever reads it finds it lost.
+         */
+        LOST_PARTITION,
+        /** A worker is lost with its partitions and running tasks when a consumer is deployed. */
+        LOST_WORKER
+    }
 
     @TempDir Path dir;
 
@@ -37,44 +64,131 @@ class LocalEnginePropertyTest {
         }
     }
 
-    static LongStream seeds() {
-        return LongStream.rangeClosed(1, 30);
+    static Stream<Arguments> runs() {
+        return IntStream.rangeClosed(1, 40)
+                .boxed()
+                .flatMap(seed -> Arrays.stream(Fault.values()).map(f -> Arguments.of(seed, f)));
     }
 
-    @ParameterizedTest
-    @MethodSource("seeds")
-    void randomJobs_deliverExactly_withAndWithoutAFailure(long seed) throws Exception {
+    @ParameterizedTest(name = "seed {0}, {1}")
+    @MethodSource("runs")
+    void randomJobs_deliverExactly_underEveryFault(long seed, Fault fault) throws Exception {
         JobGraph graph = RandomJobGraphs.generate(seed, SHAPE);
         assumeTrue(runnable(graph), "a dataset whose consumers cannot share its partitions");
         SplittableRandom random = new SplittableRandom(seed);
-        ForwardingJob job = ForwardingJob.of(graph, 300, 32, seed);
-        int v = random.nextInt(graph.numJobVertices());
-        ForwardingJob failing =
-                job.failing(v, random.nextInt(graph.parallelism(v)), 0, random.nextInt(100));
+        ForwardingJob base = ForwardingJob.of(graph, 300, 32, seed);
+        int failedVertex = random.nextInt(graph.numJobVertices());
+        int failedSubtask = random.nextInt(graph.parallelism(failedVertex));
+        ForwardingJob job =
+                fault == Fault.TASK_FAILURE
+                        ? base.failing(failedVertex, failedSubtask, 0, random.nextInt(3))
+                        : base;
+        int[] blockingEdge = edgesInto(graph, fault == Fault.LOST_PARTITION);
+        assumeTrue(blockingEdge.length > 0, "no edge to lose a partition of");
+        int edge = blockingEdge[random.nextInt(blockingEdge.length)];
+        int trigger = graph.edgeConsumer(edge);
+        String lostFile =
+                "p"
+                        + (graph.firstPartition(graph.edgeDataSet(edge))
+                                + random.nextInt(graph.parallelism(graph.edgeProducer(edge))))
+                        + ".a0.data";
+        AtomicIntegerArray lastAttempt = new AtomicIntegerArray(graph.numTasks());
         // Enough slots for any pipelined region: tasks wait for slots, never for each other.
         try (LocalEngine engine =
                 new LocalEngine(dir, 2, graph.numTasks(), OPTIONS, BlockingShuffle.SORT)) {
-            for (ForwardingJob run : new ForwardingJob[] {job, failing}) {
-                JobResult result =
-                        engine.run(
-                                graph,
-                                run,
-                                RestartBackoffPolicy.fixedDelay(10, Duration.ZERO),
-                                Duration.ofSeconds(60));
+            TaskCode.Factory code =
+                    (vertex, subtask, attempt) -> {
+                        lastAttempt.accumulateAndGet(
+                                graph.firstTask(vertex) + subtask, attempt, Math::max);
+                        if (vertex == trigger && subtask == 0 && attempt == 0) {
+                            inject(fault, engine, lostFile);
+                        }
+                        return job.create(vertex, subtask, attempt);
+                    };
+            JobResult result =
+                    engine.run(
+                            graph,
+                            code,
+                            RestartBackoffPolicy.fixedDelay(10, Duration.ZERO),
+                            Duration.ofSeconds(60));
 
-                assertThat(result.state())
-                        .as("seed %s, cause %s", seed, result.cause())
-                        .isEqualTo(JobResult.State.FINISHED);
-                Tally[] expected = run.expectedReceived();
-                for (int sink : result.committed().keySet()) {
-                    assertThat(result.committed().get(sink))
-                            .as("seed %s, sink vertex %s", seed, sink)
-                            .isEqualTo(expected[sink]);
-                }
-                assertThat(result.leakedPages()).as("pages left").isZero();
-                assertThat(result.leakedFiles()).as("files left").isZero();
-                assertThat(result.partitionsLeft()).as("partitions left").isZero();
+            assertThat(result.state())
+                    .as("seed %s, cause %s", seed, result.cause())
+                    .isEqualTo(JobResult.State.FINISHED);
+            Tally[] expected = job.expectedReceived();
+            for (int sink : result.committed().keySet()) {
+                assertThat(result.committed().get(sink))
+                        .as("seed %s, sink vertex %s", seed, sink)
+                        .isEqualTo(expected[sink]);
             }
+            assertThat(result.leakedPages()).as("pages left").isZero();
+            assertThat(result.leakedFiles()).as("files left").isZero();
+            assertThat(result.partitionsLeft()).as("partitions left").isZero();
+            if (fault == Fault.LOST_PARTITION) {
+                assertThat(result.restarts()).as("restarts after losing " + lostFile).isPositive();
+            }
+            if (fault == Fault.TASK_FAILURE) {
+                assertRestartedAsRegionFailoverPrescribes(
+                        graph, graph.firstTask(failedVertex) + failedSubtask, result, lastAttempt);
+            }
+        }
+    }
+
+    /**
+     * After one failure and one restart, the tasks whose last attempt is 1 are the restart set
+     * (every task in it gets a new attempt, deployed now or later). It must hold at least what
+     * failover restarts when every reconsumable partition is still readable, and at most what it
+     * restarts when none is: which ones are readable at that instant depends on the timing.
+     */
+    private static void assertRestartedAsRegionFailoverPrescribes(
+            JobGraph graph, int failedTask, JobResult result, AtomicIntegerArray lastAttempt) {
+        int[] restarted =
+                IntStream.range(0, graph.numTasks()).filter(t -> lastAttempt.get(t) > 0).toArray();
+        if (restarted.length == 0) {
+            // The failing task read fewer records than its failure point: nothing was injected.
+            assertThat(result.restarts()).isZero();
+            return;
+        }
+        assertThat(result.restarts()).as("one injected failure").isEqualTo(1);
+        RestartOracle oracle = new RestartOracle(graph);
+        List<Integer> actual = Arrays.stream(restarted).boxed().toList();
+        assertThat(actual)
+                .as("restart set of task %s", failedTask)
+                .containsAll(
+                        Arrays.stream(oracle.tasksToRestart(failedTask, p -> true))
+                                .boxed()
+                                .toList());
+        assertThat(Arrays.stream(oracle.tasksToRestart(failedTask, p -> false)).boxed().toList())
+                .as("restart set of task %s", failedTask)
+                .containsAll(actual);
+    }
+
+    /** The edges of {@code graph}, only the BLOCKING ones if {@code blocking}. */
+    private static int[] edgesInto(JobGraph graph, boolean blocking) {
+        return IntStream.range(0, graph.numEdges())
+                .filter(
+                        e ->
+                                !blocking
+                                        || graph.resultType(graph.edgeDataSet(e))
+                                                == ResultPartitionType.BLOCKING)
+                .toArray();
+    }
+
+    private void inject(Fault fault, LocalEngine engine, String lostFile) {
+        switch (fault) {
+            case LOST_PARTITION -> delete(lostFile);
+            case LOST_WORKER -> engine.loseWorker(0);
+            case NONE, TASK_FAILURE -> {}
+        }
+    }
+
+    private void delete(String fileName) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            List<Path> found = files.filter(f -> f.endsWith(fileName)).toList();
+            assertThat(found).as("the file of the partition to lose").hasSize(1);
+            Files.delete(found.get(0));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }
