@@ -1,44 +1,83 @@
 package io.railyard.shuffle.local;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkElementIndex;
 
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The built-in job logic for any job graph: each subtask of a vertex without inputs generates
- * {@code recordsPerSource} records of {@code recordBytes} bytes from a seed; every other task
- * forwards each record it reads to each of its outputs, keyed by the record's first four bytes (an
- * all-to-all edge is a keyed exchange); a task without outputs is a sink that commits the tally of
- * what it read. So every record reaches each sink once per path from its source, and {@link
- * #expectedReceived} is that count.
+ * The built-in job logic for any job graph: each subtask of a vertex without inputs (a source)
+ * generates records of {@code recordBytes} bytes from a seed — {@code recordsPerSource} of them
+ * unless {@link #withSource} sets the vertex's counts, per subtask and with hot subtasks; every
+ * other task forwards each record it reads to each of its outputs, keyed by the record's first four
+ * bytes (an all-to-all edge is a keyed exchange); a task without outputs is a sink that commits the
+ * tally of what it read. So every record reaches each sink once per path from its source, and
+ * {@link #expectedReceived} is that count.
  *
- * <p>{@link #failing} makes one task attempt throw at one record, to exercise failover.
+ * <p>{@link #failing} makes one task attempt throw at one record, to exercise failover. Immutable
+ * and thread-safe: each method returning a job returns a new one.
  */
 public final class ForwardingJob implements TaskCode.Factory {
     private final JobGraph graph;
     private final long recordsPerSource;
     private final int recordBytes;
     private final long seed;
-    private final int failVertex;
-    private final int failSubtask;
-    private final int failAttempt;
-    private final long failAtRecord;
+    private final @Nullable SourceRecords[] sources; // per vertex; null: recordsPerSource each
+    private final Injected injected;
     private final double failRate;
+    private final long mostPerSubtask; // the most records any source subtask generates
 
-    @SuppressWarnings("TooManyParameters") // private: the factories name what they set
+    /** The one attempt that throws at one record, or none (vertex -1). */
+    private record Injected(int vertex, int subtask, int attempt, long atRecord) {
+        static final Injected NONE = new Injected(-1, -1, -1, -1);
+    }
+
+    /**
+     * How many records each subtask of one source vertex generates: {@code hotPerSubtask} for
+     * subtasks {@code 0 .. hotSubtasks - 1} (its hot subtasks), {@code perSubtask} for the others.
+     *
+     * @param perSubtask records of each subtask that is not hot, {@code >= 0}
+     * @param hotSubtasks how many subtasks, from subtask 0 on, are hot, {@code >= 0}
+     * @param hotPerSubtask records of each hot subtask, {@code >= 0}
+     */
+    public record SourceRecords(long perSubtask, int hotSubtasks, long hotPerSubtask) {
+        /**
+         * Checks the counts.
+         *
+         * @throws IllegalArgumentException naming the negative count
+         */
+        public SourceRecords {
+            checkArgument(perSubtask >= 0, "records per subtask must be >= 0, was %s", perSubtask);
+            checkArgument(hotSubtasks >= 0, "hot subtasks must be >= 0, was %s", hotSubtasks);
+            checkArgument(
+                    hotPerSubtask >= 0,
+                    "records per hot subtask must be >= 0, was %s",
+                    hotPerSubtask);
+        }
+
+        /** {@code perSubtask} records for every subtask, none hot. */
+        public static SourceRecords uniform(long perSubtask) {
+            return new SourceRecords(perSubtask, 0, perSubtask);
+        }
+
+        /** The records subtask {@code subtask} generates. */
+        public long of(int subtask) {
+            return subtask < hotSubtasks ? hotPerSubtask : perSubtask;
+        }
+    }
+
     private ForwardingJob(
             JobGraph graph,
             long recordsPerSource,
             int recordBytes,
             long seed,
-            int failVertex,
-            int failSubtask,
-            int failAttempt,
-            long failAtRecord,
+            @Nullable SourceRecords[] sources,
+            Injected injected,
             double failRate) {
         checkArgument(recordsPerSource >= 0, "records must be >= 0, was %s", recordsPerSource);
         checkArgument(recordBytes >= 8, "record bytes must be >= 8, was %s", recordBytes);
@@ -46,17 +85,64 @@ public final class ForwardingJob implements TaskCode.Factory {
         this.recordsPerSource = recordsPerSource;
         this.recordBytes = recordBytes;
         this.seed = seed;
-        this.failVertex = failVertex;
-        this.failSubtask = failSubtask;
-        this.failAttempt = failAttempt;
-        this.failAtRecord = failAtRecord;
+        this.sources = sources;
+        this.injected = injected;
         this.failRate = failRate;
+        this.mostPerSubtask = mostPerSourceSubtask();
     }
 
     /** The job of {@code graph}: {@code recordsPerSource} records per source subtask. */
     public static ForwardingJob of(
             JobGraph graph, long recordsPerSource, int recordBytes, long seed) {
-        return new ForwardingJob(graph, recordsPerSource, recordBytes, seed, -1, -1, -1, -1, 0);
+        return new ForwardingJob(
+                graph,
+                recordsPerSource,
+                recordBytes,
+                seed,
+                new SourceRecords[graph.numJobVertices()],
+                Injected.NONE,
+                0);
+    }
+
+    /**
+     * The same job, except that the subtasks of source vertex {@code vertex} generate as many
+     * records as {@code records} says (its seeds unchanged: a subtask's first records are the same
+     * whatever its count). {@link #expectedReceived} follows.
+     *
+     * @throws IllegalArgumentException if {@code vertex} has inputs (it generates nothing), or if
+     *     {@code records} has more hot subtasks than the vertex has subtasks
+     * @throws IndexOutOfBoundsException if there is no such vertex
+     */
+    public ForwardingJob withSource(int vertex, SourceRecords records) {
+        checkElementIndex(vertex, graph.numJobVertices(), "vertex");
+        checkArgument(
+                graph.numInputEdges(vertex) == 0,
+                "vertex '%s' has inputs: only a vertex without inputs generates records",
+                graph.vertexName(vertex));
+        checkArgument(
+                records.hotSubtasks() <= graph.parallelism(vertex),
+                "vertex '%s' has %s subtasks, fewer than %s hot subtasks",
+                graph.vertexName(vertex),
+                graph.parallelism(vertex),
+                records.hotSubtasks());
+        @Nullable SourceRecords[] changed = sources.clone();
+        changed[vertex] = records;
+        return new ForwardingJob(
+                graph, recordsPerSource, recordBytes, seed, changed, injected, failRate);
+    }
+
+    /**
+     * The records subtask {@code subtask} of {@code vertex} generates in every attempt: 0 if the
+     * vertex has inputs.
+     *
+     * @throws IndexOutOfBoundsException if there is no such vertex
+     */
+    public long recordsOf(int vertex, int subtask) {
+        if (graph.numInputEdges(vertex) > 0) {
+            return 0;
+        }
+        SourceRecords records = sources[vertex];
+        return records == null ? recordsPerSource : records.of(subtask);
     }
 
     /**
@@ -69,32 +155,23 @@ public final class ForwardingJob implements TaskCode.Factory {
                 recordsPerSource,
                 recordBytes,
                 seed,
-                vertex,
-                subtask,
-                attempt,
-                atRecord,
+                sources,
+                new Injected(vertex, subtask, attempt, atRecord),
                 failRate);
     }
 
     /**
      * The same job, except that every task attempt fails with probability {@code rate} (drawn from
-     * the seed, the task and the attempt, so a run repeats) at a record drawn from {@code [0,
-     * records per source]}; a task that reads fewer records does not fail.
+     * the seed, the task and the attempt, so a run repeats) at a record drawn from {@code [0, n]}:
+     * for a source subtask n is the records it generates, for any other task the most any source
+     * subtask generates; a task that handles fewer records does not fail.
      *
      * @throws IllegalArgumentException if {@code rate} is not in [0, 1]
      */
     public ForwardingJob failingAtRate(double rate) {
         checkArgument(rate >= 0 && rate <= 1, "fail rate must be in [0, 1], was %s", rate);
         return new ForwardingJob(
-                graph,
-                recordsPerSource,
-                recordBytes,
-                seed,
-                failVertex,
-                failSubtask,
-                failAttempt,
-                failAtRecord,
-                rate);
+                graph, recordsPerSource, recordBytes, seed, sources, injected, rate);
     }
 
     /** The exception an injected failure throws. */
@@ -108,11 +185,13 @@ public final class ForwardingJob implements TaskCode.Factory {
 
     @Override
     public TaskCode create(int vertex, int subtask, int attempt) {
-        long injected =
-                vertex == failVertex && subtask == failSubtask && attempt == failAttempt
-                        ? failAtRecord
+        long chosen =
+                vertex == injected.vertex()
+                                && subtask == injected.subtask()
+                                && attempt == injected.attempt()
+                        ? injected.atRecord()
                         : -1;
-        long failAt = injected >= 0 ? injected : drawnFailure(vertex, subtask, attempt);
+        long failAt = chosen >= 0 ? chosen : drawnFailure(vertex, subtask, attempt);
         return context -> run(context, failAt);
     }
 
@@ -126,7 +205,11 @@ public final class ForwardingJob implements TaskCode.Factory {
                                     ^ ((long) subtask << 21)
                                     ^ attempt);
             if (draw.nextDouble() < failRate) {
-                return draw.nextLong(recordsPerSource + 1);
+                long bound =
+                        graph.numInputEdges(vertex) == 0
+                                ? recordsOf(vertex, subtask)
+                                : mostPerSubtask;
+                return draw.nextLong(bound + 1);
             }
         }
         return -1;
@@ -138,7 +221,8 @@ public final class ForwardingJob implements TaskCode.Factory {
         if (graph.numInputEdges(context.vertex()) == 0) {
             ByteBuffer record = ByteBuffer.allocate(recordBytes);
             SplittableRandom random = random(context.vertex(), context.subtask());
-            for (long i = 0; i < recordsPerSource; i++) {
+            long n = recordsOf(context.vertex(), context.subtask());
+            for (long i = 0; i < n; i++) {
                 fill(record, random);
                 handle(context, record, counter, handled, failAt);
             }
@@ -175,6 +259,19 @@ public final class ForwardingJob implements TaskCode.Factory {
                 throw new UncheckedIOException(e);
             }
         }
+    }
+
+    /** The most records any source subtask generates. O(V). */
+    private long mostPerSourceSubtask() {
+        long most = 0;
+        for (int v = 0; v < graph.numJobVertices(); v++) {
+            if (graph.numInputEdges(v) == 0) {
+                for (int s : new int[] {0, graph.parallelism(v) - 1}) { // a hot one, a cold one
+                    most = Math.max(most, recordsOf(v, s));
+                }
+            }
+        }
+        return most;
     }
 
     private SplittableRandom random(int vertex, int subtask) {
@@ -234,7 +331,7 @@ public final class ForwardingJob implements TaskCode.Factory {
         ByteBuffer record = ByteBuffer.allocate(recordBytes);
         for (int s = 0; s < graph.parallelism(v); s++) {
             SplittableRandom random = random(v, s);
-            for (long i = 0; i < recordsPerSource; i++) {
+            for (long i = recordsOf(v, s); i > 0; i--) {
                 fill(record, random);
                 generated.add(record);
             }

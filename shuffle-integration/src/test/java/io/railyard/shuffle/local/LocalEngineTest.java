@@ -228,4 +228,54 @@ class LocalEngineTest {
                 .isThrownBy(() -> new LocalEngine(dir, 0, 1, OPTIONS, BlockingShuffle.SORT))
                 .withMessage("workers must be >= 1, was 0");
     }
+
+    /**
+     * A source vertex's subtask counts follow {@link ForwardingJob#withSource}: the sink receives
+     * exactly the oracle's count and checksum, which differ from the unskewed job's.
+     */
+    @Test
+    void aSkewedSource_deliversItsOwnCounts_andTheOracleFollows() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob plain = ForwardingJob.of(graph, 1_000, 64, 18);
+        ForwardingJob skewed = plain.withSource(0, new ForwardingJob.SourceRecords(500, 1, 5_000));
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result = engine.run(graph, skewed, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+            assertExact(result, skewed, 1);
+            assertThat(result.committed().get(1).records()).isEqualTo(5_000 + 3 * 500);
+            assertThat(skewed.expectedReceived()[1]).isNotEqualTo(plain.expectedReceived()[1]);
+        }
+        assertThat(skewed.recordsOf(0, 0)).isEqualTo(5_000);
+        assertThat(skewed.recordsOf(0, 3)).isEqualTo(500);
+        assertThat(skewed.recordsOf(1, 0)).as("a vertex with inputs generates nothing").isZero();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> plain.withSource(1, ForwardingJob.SourceRecords.uniform(1)))
+                .withMessageContaining("vertex 'sink' has inputs");
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> plain.withSource(0, new ForwardingJob.SourceRecords(1, 5, 2)))
+                .withMessageContaining("fewer than 5 hot subtasks");
+    }
+
+    /**
+     * A skewed source under a fail rate: a hot subtask's attempts fail anywhere in its own larger
+     * count, and the restarts still deliver exactly the skewed oracle.
+     */
+    @Test
+    void aSkewedSourceWithFailures_isStillExact() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.HYBRID_FULL);
+        ForwardingJob job =
+                ForwardingJob.of(graph, 200, 32, 19)
+                        .withSource(0, new ForwardingJob.SourceRecords(200, 2, 2_000))
+                        .failingAtRate(0.3);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph,
+                            job,
+                            RestartBackoffPolicy.fixedDelay(50, Duration.ZERO),
+                            TIMEOUT);
+
+            assertExact(result, job, 1);
+        }
+    }
 }
