@@ -71,6 +71,18 @@ final class JobRun implements WorkerGateway {
     private int numFinished; // main thread
     private int restarts; // main thread
     private int nextWorker; // main thread
+    private long committedRecords; // main thread
+    // What counts() returns: published by the main thread after each change of the three.
+    private volatile Counts counts = new Counts(0, 0, 0);
+
+    /**
+     * One moment's counts on the main thread.
+     *
+     * @param finished tasks whose current attempt finished
+     * @param committedRecords records the finished sink tasks committed
+     * @param restarts restart decisions taken
+     */
+    record Counts(int finished, long committedRecords, int restarts) {}
 
     JobRun(
             JobGraph graph,
@@ -260,6 +272,11 @@ final class JobRun implements WorkerGateway {
         }
     }
 
+    /** What the main thread last published of its counts, for a progress display. Any thread. */
+    Counts counts() {
+        return counts;
+    }
+
     WorkerDescriptorCache descriptorCache() {
         return descriptorCache;
     }
@@ -304,7 +321,12 @@ final class JobRun implements WorkerGateway {
         }
         finished[task.task()] = true;
         committed[task.task()] = tally;
-        if (++numFinished == graph.numTasks()) {
+        if (graph.numProducedDataSets(task.vertex()) == 0) { // a sink: what it commits counts
+            committedRecords += tally.records();
+        }
+        numFinished++;
+        counts = new Counts(numFinished, committedRecords, restarts);
+        if (numFinished == graph.numTasks()) {
             complete(JobResult.State.FINISHED, null);
         }
     }
@@ -316,6 +338,7 @@ final class JobRun implements WorkerGateway {
             case RESTART -> {
                 restarts++;
                 forget(handling.restartSet());
+                counts = new Counts(numFinished, committedRecords, restarts);
                 // onMain reports its own failures; the future has nothing to add
                 var unused =
                         main.schedule(
@@ -334,6 +357,11 @@ final class JobRun implements WorkerGateway {
                 t -> {
                     if (finished[t]) {
                         finished[t] = false;
+                        Tally tally = committed[t];
+                        if (tally != null
+                                && graph.numProducedDataSets(graph.vertexOfTask(t)) == 0) {
+                            committedRecords -= tally.records();
+                        }
                         committed[t] = null;
                         numFinished--;
                     }
