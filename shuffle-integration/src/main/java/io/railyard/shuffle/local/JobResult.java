@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * @param leakedPages network-buffer pages still in use after the job (0 unless a bug)
  * @param leakedFiles partition files left in the workers' directories after the job
  * @param partitionsLeft partitions nobody released by the end (released then; 0 unless a bug)
+ * @param shuffle what the workers' shuffle layers moved during the job, every attempt's included
+ * @param maxSlotsBusy the most slots, over all workers, that ran a task attempt at one time: in
+ *     {@code [1, workers × slots]} for a job that deployed a task
  */
 public record JobResult(
         State state,
@@ -25,13 +28,73 @@ public record JobResult(
         long wallNanos,
         long leakedPages,
         long leakedFiles,
-        int partitionsLeft) {
+        int partitionsLeft,
+        ShuffleBytes shuffle,
+        int maxSlotsBusy) {
     /** How the job ended. */
     public enum State {
         /** Every task finished. */
         FINISHED,
         /** The restart policy gave up (or the JobManager core failed): see the cause. */
         FAILED
+    }
+
+    /**
+     * Bytes the shuffle layers of all workers moved during one job, summed over the workers and
+     * over every task attempt (a restarted attempt's writes and reads count too). Bytes of frames
+     * as the partitions store them, headers included.
+     *
+     * @param writtenToDisk written to partition files: sort and hash partitions' data, hybrid
+     *     partitions' data files (write-through or memory short) and their spill files
+     * @param readFromDisk read back from partition files: by the IO threads for blocking
+     *     partitions, and by the readers of hybrid partitions from their data or spill files
+     * @param readFromMemory delivered to readers of hybrid (and pipelined) partitions straight from
+     *     the producer's resident pages, never touching a file
+     */
+    public record ShuffleBytes(long writtenToDisk, long readFromDisk, long readFromMemory) {
+        /** Nothing moved. */
+        public static final ShuffleBytes NONE = new ShuffleBytes(0, 0, 0);
+    }
+
+    /** A result without statistics ({@link ShuffleBytes#NONE}, 0 slots): the engine adds them. */
+    JobResult(
+            State state,
+            @Nullable Throwable cause,
+            ImmutableMap<Integer, Tally> committed,
+            int restarts,
+            long tasksDeployed,
+            long wallNanos,
+            long leakedPages,
+            long leakedFiles,
+            int partitionsLeft) {
+        this(
+                state,
+                cause,
+                committed,
+                restarts,
+                tasksDeployed,
+                wallNanos,
+                leakedPages,
+                leakedFiles,
+                partitionsLeft,
+                ShuffleBytes.NONE,
+                0);
+    }
+
+    /** This result with {@code shuffle} and {@code maxSlotsBusy} in place of its own. */
+    JobResult withStatistics(ShuffleBytes shuffle, int maxSlotsBusy) {
+        return new JobResult(
+                state,
+                cause,
+                committed,
+                restarts,
+                tasksDeployed,
+                wallNanos,
+                leakedPages,
+                leakedFiles,
+                partitionsLeft,
+                shuffle,
+                maxSlotsBusy);
     }
 
     /** Everything every sink committed, summed. */
@@ -41,5 +104,13 @@ public record JobResult(
             total = total.plus(tally);
         }
         return total;
+    }
+
+    /**
+     * Records the sinks committed per second of wall time: {@code committedTotal().records()} over
+     * {@link #wallNanos}; 0 if no time passed.
+     */
+    public double recordsPerSecond() {
+        return wallNanos > 0 ? committedTotal().records() * 1e9 / wallNanos : 0;
     }
 }

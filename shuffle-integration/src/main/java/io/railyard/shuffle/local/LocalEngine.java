@@ -6,6 +6,7 @@ import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.Failures;
 import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.HybridStats;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
@@ -16,9 +17,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Slots: a worker runs the tasks deployed to it in deployment order (the strategy's), S at a
  *       time; a task holds its slot until it finishes, fails or is cancelled. Tasks are placed on
- *       workers round-robin in deployment order.
+ *       workers round-robin in deployment order. The engine counts the slots running a task ({@link
+ *       Progress#slotsBusy}) and the most at once per job ({@link JobResult#maxSlotsBusy}).
  *   <li>Partitions by type: BLOCKING is sort-based (or hash-based, {@link BlockingShuffle});
  *       HYBRID_FULL and HYBRID_SELECTIVE are hybrid partitions; PIPELINED and PIPELINED_BOUNDED are
  *       hybrid-selective partitions for now (consumers read from memory while the producer writes;
@@ -63,6 +67,70 @@ public final class LocalEngine implements AutoCloseable {
     private final int slots;
     private final BlockingShuffle blocking;
     private volatile @Nullable JobRun current;
+    private final AtomicInteger busy = new AtomicInteger(); // slots running a task, all workers
+    private final AtomicInteger peakBusy = new AtomicInteger(); // the most at once this job
+    private volatile @Nullable Watched watched; // the running job, for progress()
+
+    /** The running job, its number of tasks and when it started. */
+    private record Watched(JobRun run, int tasks, long startNanos) {}
+
+    /**
+     * A snapshot of the running job, for a progress display: every count as of one moment on the
+     * job's main thread, except {@code slotsBusy} and {@code elapsedNanos}, read when the snapshot
+     * was taken.
+     *
+     * @param tasksFinished tasks whose current attempt finished (a restart takes its tasks back)
+     * @param tasks tasks of the job
+     * @param recordsCommitted records the finished sink tasks committed (a restart takes theirs
+     *     back)
+     * @param restarts restart decisions taken so far
+     * @param slotsBusy slots running a task attempt now, over all workers
+     * @param elapsedNanos since the job started
+     */
+    public record Progress(
+            int tasksFinished,
+            int tasks,
+            long recordsCommitted,
+            int restarts,
+            int slotsBusy,
+            long elapsedNanos) {}
+
+    /**
+     * A worker's slots: a fixed pool of daemon threads, one per slot, that counts in {@code busy}
+     * the slots of every worker running a task and keeps the most at once in {@code peak}.
+     */
+    private static final class SlotThreads extends ThreadPoolExecutor {
+        private final AtomicInteger busy;
+        private final AtomicInteger peak;
+
+        SlotThreads(int slots, int worker, AtomicInteger busy, AtomicInteger peak) {
+            super(
+                    slots,
+                    slots,
+                    0,
+                    TimeUnit.MILLISECONDS,
+                    new LinkedBlockingQueue<>(),
+                    task -> {
+                        Thread thread = new Thread(task, "railyard-w" + worker + "-slot");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            this.busy = busy;
+            this.peak = peak;
+        }
+
+        @Override
+        protected void beforeExecute(Thread thread, Runnable task) {
+            peak.accumulateAndGet(busy.incrementAndGet(), Math::max);
+            super.beforeExecute(thread, task);
+        }
+
+        @Override
+        protected void afterExecute(Runnable task, @Nullable Throwable failure) {
+            super.afterExecute(task, failure);
+            busy.decrementAndGet();
+        }
+    }
 
     /** A worker: its shuffle layer and its task slots. */
     record Worker(int index, ShuffleWorker shuffle, ExecutorService slots, Path directory) {}
@@ -92,15 +160,7 @@ public final class LocalEngine implements AutoCloseable {
                 Path dir = directory.path().resolve("worker-" + w);
                 ShuffleWorker shuffle = new ShuffleWorker(options, dir);
                 int index = w;
-                ExecutorService threads =
-                        Executors.newFixedThreadPool(
-                                slotsPerWorker,
-                                task -> {
-                                    Thread thread =
-                                            new Thread(task, "railyard-w" + index + "-slot");
-                                    thread.setDaemon(true);
-                                    return thread;
-                                });
+                ExecutorService threads = new SlotThreads(slotsPerWorker, index, busy, peakBusy);
                 workers.add(new Worker(w, shuffle, threads, dir));
             }
         } catch (IOException | RuntimeException e) {
@@ -125,6 +185,25 @@ public final class LocalEngine implements AutoCloseable {
         }
     }
 
+    /**
+     * The running job's progress, or null when no job runs. For a display polling from any thread:
+     * thread-safe, O(1), takes no lock the job uses, allocates one record.
+     */
+    public @Nullable Progress progress() {
+        Watched job = watched;
+        if (job == null) {
+            return null;
+        }
+        JobRun.Counts counts = job.run().counts();
+        return new Progress(
+                counts.finished(),
+                job.tasks(),
+                counts.committedRecords(),
+                counts.restarts(),
+                busy.get(),
+                System.nanoTime() - job.startNanos());
+    }
+
     /** Number of workers. */
     public int numWorkers() {
         return workers.size();
@@ -138,7 +217,10 @@ public final class LocalEngine implements AutoCloseable {
     /**
      * Runs {@code graph} to its end: every task finished (FINISHED) or the restart policy gave up
      * (FAILED, with the cause). Partitions are released as their consumers finish; the result
-     * reports anything left behind.
+     * reports anything left behind, the bytes the workers' shuffle layers wrote and read during the
+     * job ({@link JobResult.ShuffleBytes}, from their {@link ShuffleWorker#stats()} and {@link
+     * ShuffleWorker#hybridStats()}) and the most slots busy at once. {@link #progress()} follows
+     * the job while it runs.
      *
      * @throws IllegalArgumentException if a dataset's consumers cannot share its partitions (see
      *     {@link #checkRunnable})
@@ -157,8 +239,12 @@ public final class LocalEngine implements AutoCloseable {
             pagesBefore[worker.index()] = worker.shuffle().bufferPool().pagesInUse();
             filesBefore[worker.index()] = files(worker.directory());
         }
+        JobResult.ShuffleBytes bytesBefore = shuffleBytes();
+        peakBusy.set(busy.get());
+        long startNanos = System.nanoTime();
         JobRun run = new JobRun(graph, code, policy, workers, blocking);
         current = run;
+        watched = new Watched(run, graph.numTasks(), startNanos);
         try {
             JobRun.Outcome outcome = run.await(timeout);
             // The IO thread returns a closed gate's in-flight pages at the end of its round: give
@@ -174,12 +260,20 @@ public final class LocalEngine implements AutoCloseable {
                     files += files(worker.directory()) - filesBefore[worker.index()];
                 }
                 if ((pages == 0 && files == 0) || System.nanoTime() > settleBy) {
-                    return outcome.result(pages, files);
+                    JobResult.ShuffleBytes after = shuffleBytes();
+                    return outcome.result(pages, files)
+                            .withStatistics(
+                                    new JobResult.ShuffleBytes(
+                                            after.writtenToDisk() - bytesBefore.writtenToDisk(),
+                                            after.readFromDisk() - bytesBefore.readFromDisk(),
+                                            after.readFromMemory() - bytesBefore.readFromMemory()),
+                                    peakBusy.get());
                 }
                 Thread.sleep(5);
             }
         } finally {
             current = null;
+            watched = null;
             run.shutDown();
         }
     }
@@ -248,6 +342,23 @@ public final class LocalEngine implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** What every worker's shuffle layer moved so far, summed. O(workers). */
+    private JobResult.ShuffleBytes shuffleBytes() {
+        long written = 0;
+        long readFromDisk = 0;
+        long readFromMemory = 0;
+        for (Worker worker : workers) {
+            ShuffleWorker.ShuffleStats stats = worker.shuffle().stats();
+            HybridStats hybrid = worker.shuffle().hybridStats();
+            // stats() counts every writer's data file, hybrid ones' included, but not the IO
+            // thread's spills; it counts the IO thread's reads, not the hybrid readers' own.
+            written += stats.bytesWritten() + hybrid.bytesSpilled();
+            readFromDisk += stats.bytesRead() + hybrid.bytesReadFromDisk();
+            readFromMemory += hybrid.bytesReadFromMemory();
+        }
+        return new JobResult.ShuffleBytes(written, readFromDisk, readFromMemory);
     }
 
     private static long files(Path dir) {

@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -276,6 +278,151 @@ class LocalEngineTest {
                             TIMEOUT);
 
             assertExact(result, job, 1);
+        }
+    }
+
+    /**
+     * What the shuffle layers moved: a blocking job writes its records to disk and reads them back
+     * from disk, nothing from memory; a pipelined job with memory to spare reads everything from
+     * memory and writes nothing.
+     */
+    @Test
+    void shuffleBytes_blockingGoesThroughDisk_pipelinedThroughMemory() throws Exception {
+        ShuffleOptions ample =
+                ShuffleOptions.builder().pageSizeBytes(4096).totalPages(4096).build();
+        long recordBytes = 4L * 2_000 * 64;
+        for (ResultPartitionType type :
+                new ResultPartitionType[] {
+                    ResultPartitionType.BLOCKING, ResultPartitionType.PIPELINED
+                }) {
+            JobGraph graph = twoVertices(type);
+            ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 20);
+            try (LocalEngine engine = new LocalEngine(dir, 2, 4, ample, BlockingShuffle.SORT)) {
+                JobResult first = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
+                JobResult second =
+                        engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+                assertExact(second, job, 1);
+                JobResult.ShuffleBytes bytes = second.shuffle();
+                assertThat(first.shuffle())
+                        .as("per job, not since the engine started")
+                        .isEqualTo(bytes);
+                if (type == ResultPartitionType.BLOCKING) {
+                    assertThat(bytes.writtenToDisk()).isGreaterThanOrEqualTo(recordBytes);
+                    assertThat(bytes.readFromDisk()).isGreaterThanOrEqualTo(recordBytes);
+                    assertThat(bytes.readFromMemory()).isZero();
+                } else {
+                    assertThat(bytes.writtenToDisk()).isZero();
+                    assertThat(bytes.readFromDisk()).isZero();
+                    assertThat(bytes.readFromMemory()).isGreaterThanOrEqualTo(recordBytes);
+                }
+            }
+        }
+    }
+
+    /**
+     * The most slots busy at once: every slot, when the sources wait for each other to run at the
+     * same time; one, on a single slot.
+     */
+    @Test
+    void maxSlotsBusy_countsTheSlotsRunningTasksAtOnce() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 500, 64, 21);
+        CountDownLatch sourcesRunning = new CountDownLatch(4);
+        TaskCode.Factory meeting =
+                (vertex, subtask, attempt) -> {
+                    TaskCode code = job.create(vertex, subtask, attempt);
+                    if (vertex != 0) {
+                        return code;
+                    }
+                    return context -> {
+                        sourcesRunning.countDown();
+                        assertThat(sourcesRunning.await(30, TimeUnit.SECONDS)).isTrue();
+                        return code.run(context);
+                    };
+                };
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result =
+                    engine.run(graph, meeting, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.maxSlotsBusy()).isEqualTo(4);
+        }
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+            JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+            assertExact(result, job, 1);
+            assertThat(result.maxSlotsBusy()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * {@link LocalEngine#progress()} while a job runs: the sources and one sink finished and that
+     * sink's records committed, while the other sink still runs on its slot; null before and after.
+     */
+    @Test
+    void progress_showsFinishedTasksAndCommittedRecords_whileTheJobRuns() throws Exception {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 2)
+                        .addVertex("early", 1)
+                        .addVertex("late", 1)
+                        .connect("source", "early", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                        .connect("source", "late", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 700, 32, 22);
+        long early = job.expectedReceived()[1].records();
+        CountDownLatch release = new CountDownLatch(1);
+        TaskCode.Factory holding =
+                (vertex, subtask, attempt) -> {
+                    TaskCode code = job.create(vertex, subtask, attempt);
+                    if (vertex != 2) {
+                        return code;
+                    }
+                    return context -> {
+                        assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+                        return code.run(context);
+                    };
+                };
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.SORT)) {
+            assertThat(engine.progress()).isNull();
+            List<LocalEngine.Progress> seen = new ArrayList<>(); // the watcher's; read after join
+            Thread watcher =
+                    new Thread(
+                            () -> {
+                                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                                while (System.nanoTime() < deadline) {
+                                    LocalEngine.Progress now = engine.progress();
+                                    if (now != null) {
+                                        seen.add(now);
+                                        // The early sink's slot is free once its thread returns.
+                                        if (now.tasksFinished() == 3 && now.slotsBusy() == 1) {
+                                            release.countDown();
+                                            return;
+                                        }
+                                    }
+                                    try {
+                                        Thread.sleep(1);
+                                    } catch (InterruptedException e) {
+                                        return;
+                                    }
+                                }
+                            });
+            watcher.start();
+            JobResult result =
+                    engine.run(graph, holding, RestartBackoffPolicy.noRestart(), TIMEOUT);
+            watcher.join();
+
+            assertExact(result, job, 2);
+            assertThat(engine.progress()).isNull();
+            LocalEngine.Progress last = seen.get(seen.size() - 1);
+            assertThat(last.tasksFinished()).isEqualTo(3);
+            assertThat(last.tasks()).isEqualTo(4);
+            assertThat(last.recordsCommitted()).isEqualTo(early).isEqualTo(2 * 700);
+            assertThat(last.slotsBusy()).as("the late sink holds its slot").isEqualTo(1);
+            assertThat(last.restarts()).isZero();
+            assertThat(seen)
+                    .allSatisfy(p -> assertThat(p.recordsCommitted()).isLessThanOrEqualTo(early));
         }
     }
 }
