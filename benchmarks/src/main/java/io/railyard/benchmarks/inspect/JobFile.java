@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -14,14 +15,17 @@ import io.railyard.topology.JobGraphBuilder;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
 import java.io.InputStream;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +35,13 @@ import org.jspecify.annotations.Nullable;
  * for 2, {@code 0} for an enum), missing or null fields, trailing content, and everything the
  * {@link JobGraphBuilder} rejects are {@link JobFileException}s naming the JSON path.
  *
+ * <p>A source vertex's optional {@code records_per_subtask} (an integer in [0, {@value
+ * #MAX_RECORDS_PER_SUBTASK}]) and {@code skew} ({@code {"hot_subtasks": K, "factor": F}}, K an
+ * integer in [1, parallelism], F a number in [1, {@value #MAX_SKEW_FACTOR}], integer or decimal)
+ * are checked as strictly, and only a vertex without input edges may have them: {@link
+ * #readContents} returns them ({@link JobFileSource}); {@link #read}, for {@code inspect}, checks
+ * them the same way and drops them, so a file is valid for both commands or for neither.
+ *
  * <h2>Limits, and why memory stays bounded</h2>
  *
  * <ul>
@@ -38,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  *       any file is read with at most that many bytes plus one, so a 100 MB file or a 10^7-vertex
  *       document is rejected without being read.
  *   <li>Nesting: the schema has no free-form value, so binding stops at the first token of a value
- *       nested deeper than three levels (a type error there); Jackson's own {@code
+ *       nested deeper than four levels (a type error there); Jackson's own {@code
  *       StreamReadConstraints} defaults (nesting, number and name lengths) stay in force behind it.
  *   <li>{@link #MAX_VERTICES}, {@link #MAX_EDGES}: checked while binding, at the first element too
  *       many ({@link JobFileSchema.BoundedList}). With the document limit they bound what is built:
@@ -69,6 +80,28 @@ public final class JobFile {
     /** Most characters of all task names ({@code name#subtask}) together: 2^25, 32 Mi. */
     public static final long MAX_TASK_NAME_CHARS = 1L << 25;
 
+    /**
+     * Most records per subtask a job file may give a source vertex (10^9, as {@code --records}).
+     */
+    public static final long MAX_RECORDS_PER_SUBTASK = 1_000_000_000L;
+
+    /** Largest skew factor: a hot subtask generates at most this many times the records. */
+    public static final int MAX_SKEW_FACTOR = 1000;
+
+    /**
+     * A job file's contents: its graph and what it says about its source vertices' records.
+     *
+     * @param graph the job graph
+     * @param sources the source vertices with {@code records_per_subtask} or {@code skew}, in file
+     *     order; the others generate the command's default
+     */
+    public record Contents(JobGraph graph, List<JobFileSource> sources) {
+        /** Copies {@code sources}. */
+        public Contents {
+            sources = List.copyOf(sources);
+        }
+    }
+
     private static final ObjectReader READER = strictMapper().readerFor(JobFileSchema.Job.class);
 
     private JobFile() {}
@@ -90,9 +123,20 @@ public final class JobFile {
      *     cannot be read
      */
     public static JobGraph read(Path file) throws JobFileException {
+        return readContents(file).graph();
+    }
+
+    /**
+     * Reads and validates the job file {@code file}, with what it says about its sources' records.
+     * O(file size + V log V + E).
+     *
+     * @throws JobFileException naming the file and the JSON path, or {@code --job} if the file
+     *     cannot be read
+     */
+    public static Contents readContents(Path file) throws JobFileException {
         byte[] document = readBounded(file);
         try {
-            return parse(document);
+            return parseContents(document);
         } catch (JobFileException e) {
             throw e.in(file.toString());
         }
@@ -100,6 +144,11 @@ public final class JobFile {
 
     /** Validates {@code document} (UTF-8 JSON) and builds its job graph. */
     static JobGraph parse(byte[] document) throws JobFileException {
+        return parseContents(document).graph();
+    }
+
+    /** Validates {@code document} (UTF-8 JSON): its job graph and its sources' records. */
+    static Contents parseContents(byte[] document) throws JobFileException {
         JobFileSchema.Job job;
         try {
             job = READER.readValue(document);
@@ -141,7 +190,7 @@ public final class JobFile {
                         size, MAX_DOCUMENT_BYTES));
     }
 
-    private static JobGraph build(JobFileSchema.Job job) throws JobFileException {
+    private static Contents build(JobFileSchema.Job job) throws JobFileException {
         List<JobFileSchema.@Nullable Vertex> vertices =
                 present(job.vertices(), "$.vertices", "an array of job vertices");
         List<JobFileSchema.@Nullable Edge> edges =
@@ -149,11 +198,96 @@ public final class JobFile {
         JobGraphBuilder builder = JobGraph.builder();
         Set<String> names = addVertices(builder, vertices);
         connect(builder, edges, names);
+        JobGraph graph;
         try {
-            return builder.build();
+            graph = builder.build();
         } catch (IllegalArgumentException e) {
             throw new JobFileException("$.edges", String.valueOf(e.getMessage()));
         }
+        return new Contents(graph, sources(graph, vertices));
+    }
+
+    /**
+     * The sources' records settings, checked: ranges, and that only a vertex without input edges
+     * has them. The vertices are present and valid (addVertices checked them). O(V).
+     */
+    private static List<JobFileSource> sources(
+            JobGraph graph, List<JobFileSchema.@Nullable Vertex> vertices) throws JobFileException {
+        List<JobFileSource> sources = new ArrayList<>();
+        for (int i = 0; i < vertices.size(); i++) {
+            JobFileSchema.Vertex vertex = Objects.requireNonNull(vertices.get(i));
+            if (!vertex.hasRecordsPerSubtask() && !vertex.hasSkew()) {
+                continue;
+            }
+            String path = "$.vertices[" + i + "]";
+            String name = Objects.requireNonNull(vertex.name());
+            int v = graph.findVertex(name).orElseThrow();
+            Long records =
+                    vertex.hasRecordsPerSubtask()
+                            ? recordsPerSubtask(
+                                    vertex.recordsPerSubtask(), path + ".records_per_subtask")
+                            : null;
+            JobFileSource.Skew skew =
+                    vertex.hasSkew()
+                            ? skew(vertex.skew(), path + ".skew", name, graph.parallelism(v))
+                            : null;
+            if (graph.numInputEdges(v) > 0) {
+                String field = vertex.hasRecordsPerSubtask() ? "records_per_subtask" : "skew";
+                throw new JobFileException(
+                        path + "." + field,
+                        String.format(
+                                "vertex '%s' has input edges; \"%s\" is allowed only on a source"
+                                        + " vertex (one without input edges), whose subtasks"
+                                        + " generate the records",
+                                name, field));
+            }
+            sources.add(new JobFileSource(v, name, records, skew));
+        }
+        return sources;
+    }
+
+    private static long recordsPerSubtask(@Nullable BigInteger value, String path)
+            throws JobFileException {
+        String allowed =
+                "an integer in [0, "
+                        + MAX_RECORDS_PER_SUBTASK
+                        + "], or no field for the command's default";
+        BigInteger records = present(value, path, allowed);
+        if (records.signum() < 0
+                || records.compareTo(BigInteger.valueOf(MAX_RECORDS_PER_SUBTASK)) > 0) {
+            throw new JobFileException(path, "must be " + allowed + ", was " + records);
+        }
+        return records.longValueExact();
+    }
+
+    private static JobFileSource.Skew skew(
+            JobFileSchema.@Nullable Skew value, String path, String name, int parallelism)
+            throws JobFileException {
+        JobFileSchema.Skew skew =
+                present(
+                        value,
+                        path,
+                        "an object {\"hot_subtasks\": K, \"factor\": F}, or no field for no"
+                                + " skew");
+        String hotAllowed =
+                "an integer in [1, " + parallelism + "] (the parallelism of '" + name + "')";
+        BigInteger hot = present(skew.hotSubtasks(), path + ".hot_subtasks", hotAllowed);
+        if (hot.signum() <= 0 || hot.compareTo(BigInteger.valueOf(parallelism)) > 0) {
+            throw new JobFileException(
+                    path + ".hot_subtasks", "must be " + hotAllowed + ", was " + hot);
+        }
+        String factorAllowed =
+                "a number in [1, "
+                        + MAX_SKEW_FACTOR
+                        + "] (a hot subtask generates factor times the records of the others)";
+        BigDecimal factor = present(skew.factor(), path + ".factor", factorAllowed);
+        if (factor.compareTo(BigDecimal.ONE) < 0
+                || factor.compareTo(BigDecimal.valueOf(MAX_SKEW_FACTOR)) > 0) {
+            // toString, not toPlainString: 1e999999999 stays short
+            throw new JobFileException(
+                    path + ".factor", "must be " + factorAllowed + ", was " + factor);
+        }
+        return new JobFileSource.Skew(hot.intValueExact(), factor);
     }
 
     /** Adds every vertex; returns the names in file order. */
@@ -286,7 +420,9 @@ public final class JobFile {
 
     /**
      * Databind that accepts each value only in its own JSON type: no coercion of any shape into any
-     * type, no numbers for enums, no floats for integers, nothing after the root object.
+     * type (but an integer for a decimal number), no numbers for enums, no floats for integers,
+     * nothing after the root object. Field names are the setters' names in snake case ({@code
+     * setHotSubtasks}: {@code hot_subtasks}).
      */
     private static JsonMapper strictMapper() {
         JsonMapper.Builder builder =
@@ -303,10 +439,15 @@ public final class JobFile {
                     type,
                     config -> {
                         for (CoercionInputShape shape : CoercionInputShape.values()) {
-                            config.setCoercion(shape, CoercionAction.Fail);
+                            // A JSON integer is a number: 10 for a decimal field (skew.factor).
+                            config.setCoercion(
+                                    shape,
+                                    type == LogicalType.Float && shape == CoercionInputShape.Integer
+                                            ? CoercionAction.TryConvert
+                                            : CoercionAction.Fail);
                         }
                     });
         }
-        return builder.build();
+        return builder.propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -105,6 +106,8 @@ final class JobFileJsonErrors {
             return "a string";
         } else if (type == BigInteger.class) {
             return "an integer";
+        } else if (type == BigDecimal.class) {
+            return "a number";
         } else if (Collection.class.isAssignableFrom(type)) {
             return "an array";
         } else if (type.getEnclosingClass() == JobFileSchema.class) {

@@ -2,6 +2,7 @@ package io.railyard.benchmarks.inspect;
 
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.ResultPartitionType;
+import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import org.jspecify.annotations.Nullable;
@@ -14,10 +15,16 @@ import org.jspecify.annotations.Nullable;
  *  "edges": [{"source": "a", "target": "b", "pattern": "POINTWISE", "type": "PIPELINED"}, ...]}
  * }</pre>
  *
+ * <p>A source vertex (one without input edges) may also say how many records its subtasks generate
+ * when the job runs: {@code "records_per_subtask": 1000} and {@code "skew": {"hot_subtasks": 1,
+ * "factor": 10}} (subtasks 0 .. hot_subtasks - 1 generate factor times as many). Both are optional;
+ * {@code inspect} validates them like every field and does not use them. JSON names are the Java
+ * names in snake case.
+ *
  * <p>Every field is nullable here because a file may omit it or write {@code null}; {@link JobFile}
  * checks presence and ranges and names the JSON path. Setters are found by Jackson (any visibility)
  * and reject a key that appears twice in one object, which Jackson would otherwise resolve silently
- * as "last wins". There is no free-form value anywhere, so the parser never goes deeper than three
+ * as "last wins". There is no free-form value anywhere, so the parser never goes deeper than four
  * levels: anything nested further is a type error at its first token. The two arrays are {@link
  * BoundedList}s, so a count limit stops the parse at the first element too many, before a huge list
  * exists.
@@ -105,10 +112,15 @@ final class JobFileSchema {
         }
     }
 
-    /** One job vertex; the parallelism is unbounded here so that its range check names it. */
+    /**
+     * One job vertex; the numbers are unbounded here so that their range checks name them. The
+     * optional fields remember whether they were present, so that an explicit null is an error.
+     */
     static final class Vertex {
         private @Nullable String name;
         private @Nullable BigInteger parallelism;
+        private @Nullable BigInteger recordsPerSubtask;
+        private @Nullable Skew skew;
         private int seen;
 
         void setName(@Nullable String name) {
@@ -121,12 +133,65 @@ final class JobFileSchema {
             this.parallelism = parallelism;
         }
 
+        void setRecordsPerSubtask(@Nullable BigInteger records) {
+            seen = once(seen, 4, "records_per_subtask");
+            this.recordsPerSubtask = records;
+        }
+
+        void setSkew(@Nullable Skew skew) {
+            seen = once(seen, 8, "skew");
+            this.skew = skew;
+        }
+
         @Nullable String name() {
             return name;
         }
 
         @Nullable BigInteger parallelism() {
             return parallelism;
+        }
+
+        @Nullable BigInteger recordsPerSubtask() {
+            return recordsPerSubtask;
+        }
+
+        /** Whether {@code records_per_subtask} appeared (perhaps as null). */
+        boolean hasRecordsPerSubtask() {
+            return (seen & 4) != 0;
+        }
+
+        @Nullable Skew skew() {
+            return skew;
+        }
+
+        /** Whether {@code skew} appeared (perhaps as null). */
+        boolean hasSkew() {
+            return (seen & 8) != 0;
+        }
+    }
+
+    /** A source vertex's skew: its first {@code hot_subtasks} generate {@code factor} × records. */
+    static final class Skew {
+        private @Nullable BigInteger hotSubtasks;
+        private @Nullable BigDecimal factor;
+        private int seen;
+
+        void setHotSubtasks(@Nullable BigInteger hotSubtasks) {
+            seen = once(seen, 1, "hot_subtasks");
+            this.hotSubtasks = hotSubtasks;
+        }
+
+        void setFactor(@Nullable BigDecimal factor) {
+            seen = once(seen, 2, "factor");
+            this.factor = factor;
+        }
+
+        @Nullable BigInteger hotSubtasks() {
+            return hotSubtasks;
+        }
+
+        @Nullable BigDecimal factor() {
+            return factor;
         }
     }
 
