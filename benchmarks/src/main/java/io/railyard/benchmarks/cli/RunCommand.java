@@ -3,6 +3,7 @@ package io.railyard.benchmarks.cli;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.inspect.JobFile;
+import io.railyard.benchmarks.inspect.JobFileSource;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.ForwardingJob;
@@ -10,11 +11,17 @@ import io.railyard.shuffle.local.JobResult;
 import io.railyard.shuffle.local.LocalEngine;
 import io.railyard.shuffle.local.Tally;
 import io.railyard.topology.JobGraph;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
 import picocli.CommandLine.Mixin;
@@ -26,11 +33,20 @@ import picocli.CommandLine.Spec;
  * {@code run}: runs a job graph file (the format of {@code inspect}) on the local execution engine
  * — workers with slots and shuffle layers in this process, scheduled by the JobManager core — with
  * the built-in forwarding logic ({@link ForwardingJob}): sources generate records, every task
- * forwards what it reads, sinks count. Prints a summary and, with {@code --json}, a document with
- * {@code records_in} / {@code checksum_in} (what the sinks must receive: every source record once
- * per path to a sink) beside {@code records_out} / {@code checksum_out} (what they committed),
- * equal when delivery was exact, and {@code leaked_pages} / {@code leaked_files}, 0 after every
- * run. A job that ends FAILED exits 1 with its cause in one line; bad options and job files exit 2.
+ * forwards what it reads, sinks count. Each source subtask generates {@code --records} records,
+ * unless the file gives its vertex {@code records_per_subtask} or {@code skew} ({@link
+ * JobFileSource}: hot subtasks generating a factor more).
+ *
+ * <p>While the job runs, a progress line on stderr (tasks finished, records committed, restarts,
+ * slots busy) is redrawn {@value ProgressBar#REDRAWS_PER_SECOND} times a second at most, when
+ * stderr is a terminal or with {@code --progress always}, and erased at the end; stdout gets only
+ * the summary. The summary: state, wall time, records at the sinks against the expected, records/s,
+ * restarts, the bytes the shuffle layers wrote to disk, read from disk and read from memory, and
+ * the most slots busy at once. With {@code --json}, a document with {@code records_in} / {@code
+ * checksum_in} (what the sinks must receive: every source record once per path to a sink) beside
+ * {@code records_out} / {@code checksum_out} (what they committed), equal when delivery was exact,
+ * {@code leaked_pages} / {@code leaked_files}, 0 after every run, and the summary's figures. A job
+ * that ends FAILED exits 1 with its cause in one line; bad options and job files exit 2.
  */
 @Command(
         name = "run",
@@ -42,7 +58,13 @@ import picocli.CommandLine.Spec;
                     + " what it reads (keyed exchanges on all-to-all edges), sinks count; checks"
                     + " that the sinks received every record exactly once and that no page, file"
                     + " or partition is left.",
-            "File: as for 'inspect'."
+            "File: as for 'inspect'; a source vertex (one without input edges) may also have"
+                    + " \"records_per_subtask\": N (in place of --records) and \"skew\":"
+                    + " {\"hot_subtasks\": K, \"factor\": F} (its subtasks 0..K-1 generate F"
+                    + " times the records, F a number in [1, 1000]).",
+            "Prints a summary: wall time, records/s, restarts, bytes written to disk, read from"
+                    + " disk and read from memory, the most slots busy at once; and a progress"
+                    + " line on stderr while the job runs."
         })
 final class RunCommand implements Callable<Integer> {
     @Spec
@@ -74,7 +96,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--records",
             paramLabel = "N",
-            description = "records per source subtask, 0..1000000000 (default ${DEFAULT-VALUE})")
+            description =
+                    "records per source subtask where the job file gives none, 0..1000000000"
+                            + " (default ${DEFAULT-VALUE})")
     private long records = 10_000;
 
     @Option(
@@ -127,11 +151,19 @@ final class RunCommand implements Callable<Integer> {
             description = "an existing directory for the files (default: java.io.tmpdir)")
     private Path directory = Path.of(System.getProperty("java.io.tmpdir"));
 
+    @Option(
+            names = "--progress",
+            paramLabel = "auto|always|never",
+            description =
+                    "a progress line on stderr while the job runs: when stderr is a terminal"
+                            + " (auto), always, or never (default ${DEFAULT-VALUE})")
+    private String progress = "auto";
+
     @Override
     public Integer call() throws Exception {
         OptionChecks.range(spec, "--workers", workers, 1, 256);
         OptionChecks.range(spec, "--slots", slots, 1, 4096);
-        OptionChecks.range(spec, "--records", records, 0, 1_000_000_000);
+        OptionChecks.range(spec, "--records", records, 0, JobFile.MAX_RECORDS_PER_SUBTASK);
         OptionChecks.range(spec, "--record-bytes", recordBytes, 8, 1 << 20);
         OptionChecks.range(spec, "--max-restarts", maxRestarts, 0, 1_000_000);
         OptionChecks.range(spec, "--memory-mib", memoryMib, 1, 65_536);
@@ -140,36 +172,25 @@ final class RunCommand implements Callable<Integer> {
             throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
         }
         LocalEngine.BlockingShuffle blocking = blocking(shuffle);
+        boolean showProgress = showProgress(progress);
         ShuffleChecks.checkDirectory(spec, "--dir", directory);
         OutputFile json = output.check(spec);
-        JobGraph graph = JobFile.read(job);
+        JobFile.Contents contents = JobFile.readContents(job);
+        JobGraph graph = contents.graph();
         try {
             LocalEngine.checkRunnable(graph);
         } catch (IllegalArgumentException e) {
             throw OptionChecks.usage(spec, "--job " + job + ": " + e.getMessage());
         }
-        ForwardingJob logic = ForwardingJob.of(graph, records, recordBytes, seed);
-        if (failRate > 0) {
-            logic = logic.failingAtRate(failRate);
-        }
-        ShuffleOptions options =
-                ShuffleOptions.builder().totalMemoryBytes((long) memoryMib << 20).build();
-        JobResult result;
-        try (LocalEngine engine = new LocalEngine(directory, workers, slots, options, blocking)) {
-            result =
-                    engine.run(
-                            graph,
-                            logic,
-                            maxRestarts == 0
-                                    ? RestartBackoffPolicy.noRestart()
-                                    : RestartBackoffPolicy.fixedDelay(maxRestarts, Duration.ZERO),
-                            Duration.ofSeconds(timeoutSeconds));
-        }
+        ForwardingJob logic = logic(contents);
+        JobResult result = runJob(graph, logic, blocking, showProgress);
         Tally expected = expectedAtSinks(graph, logic);
+        long generated = generated(graph, logic);
+        int slotsTotal = workers * slots;
         PrintWriter out = spec.commandLine().getOut();
-        printSummary(out, result, expected);
+        printSummary(out, result, expected, generated, slotsTotal);
         if (json != null) {
-            json.writeJson(document(result, expected), out);
+            json.writeJson(document(result, expected, generated, slotsTotal), out);
         }
         Throwable cause = result.cause();
         if (result.state() == JobResult.State.FAILED) {
@@ -177,6 +198,40 @@ final class RunCommand implements Callable<Integer> {
             throw cause == null ? new CommandFailure(line) : new CommandFailure(line, cause);
         }
         return ExitCode.OK;
+    }
+
+    /** The forwarding logic of the job: the file's source records, --records, the fail rate. */
+    private ForwardingJob logic(JobFile.Contents contents) {
+        ForwardingJob logic = ForwardingJob.of(contents.graph(), records, recordBytes, seed);
+        for (JobFileSource source : contents.sources()) {
+            logic = logic.withSource(source.vertex(), sourceRecords(source, records));
+        }
+        return failRate > 0 ? logic.failingAtRate(failRate) : logic;
+    }
+
+    /** Runs the job on a fresh engine, with the progress line if {@code showProgress}. */
+    private JobResult runJob(
+            JobGraph graph,
+            ForwardingJob logic,
+            LocalEngine.BlockingShuffle blocking,
+            boolean showProgress)
+            throws Exception {
+        ShuffleOptions options =
+                ShuffleOptions.builder().totalMemoryBytes((long) memoryMib << 20).build();
+        try (LocalEngine engine = new LocalEngine(directory, workers, slots, options, blocking)) {
+            ProgressBar bar = ProgressBar.start(engine, spec.commandLine().getErr(), showProgress);
+            try {
+                return engine.run(
+                        graph,
+                        logic,
+                        maxRestarts == 0
+                                ? RestartBackoffPolicy.noRestart()
+                                : RestartBackoffPolicy.fixedDelay(maxRestarts, Duration.ZERO),
+                        Duration.ofSeconds(timeoutSeconds));
+            } finally {
+                bar.close();
+            }
+        }
     }
 
     private LocalEngine.BlockingShuffle blocking(String value) {
@@ -187,6 +242,47 @@ final class RunCommand implements Callable<Integer> {
                     throw OptionChecks.usage(
                             spec, "--shuffle must be 'sort' or 'hash', was '" + value + "'");
         };
+    }
+
+    /**
+     * Whether to draw the progress line: {@code auto} when stderr is a terminal.
+     *
+     * @throws picocli.CommandLine.ParameterException naming {@code --progress} for another value
+     */
+    private boolean showProgress(String value) {
+        return switch (value) {
+            case "auto" -> ProgressBar.stderrIsTerminal();
+            case "always" -> true;
+            case "never" -> false;
+            default ->
+                    throw OptionChecks.usage(
+                            spec,
+                            "--progress must be 'auto', 'always' or 'never', was '" + value + "'");
+        };
+    }
+
+    /**
+     * The records of {@code source}'s subtasks: the file's per-subtask count or {@code
+     * defaultRecords}, its hot subtasks at that count times the factor.
+     */
+    static ForwardingJob.SourceRecords sourceRecords(JobFileSource source, long defaultRecords) {
+        long perSubtask = source.perSubtask(defaultRecords);
+        JobFileSource.Skew skew = source.skew();
+        return skew == null
+                ? ForwardingJob.SourceRecords.uniform(perSubtask)
+                : new ForwardingJob.SourceRecords(
+                        perSubtask, skew.hotSubtasks(), skew.hotRecords(perSubtask));
+    }
+
+    /** What the sources generate together. O(tasks). */
+    private static long generated(JobGraph graph, ForwardingJob logic) {
+        long total = 0;
+        for (int v = 0; v < graph.numJobVertices(); v++) {
+            for (int s = 0; s < graph.parallelism(v); s++) {
+                total += logic.recordsOf(v, s);
+            }
+        }
+        return total;
     }
 
     /** What the sink vertices must receive together. */
@@ -201,9 +297,10 @@ final class RunCommand implements Callable<Integer> {
         return total;
     }
 
-    private static void printSummary(PrintWriter out, JobResult result, Tally expected) {
-        double seconds = result.wallNanos() / 1e9;
+    private static void printSummary(
+            PrintWriter out, JobResult result, Tally expected, long generated, int slotsTotal) {
         Tally got = result.committedTotal();
+        JobResult.ShuffleBytes bytes = result.shuffle();
         out.printf(
                 Locale.ROOT,
                 "%s in %.0f ms: %,d of %,d records at the sinks (%s), %,.0f records/s;"
@@ -214,15 +311,26 @@ final class RunCommand implements Callable<Integer> {
                 got.records(),
                 expected.records(),
                 got.equals(expected) ? "exact" : "NOT exact",
-                seconds > 0 ? got.records() / seconds : 0.0,
+                result.recordsPerSecond(),
                 result.restarts(),
                 result.tasksDeployed(),
                 result.leakedPages(),
                 result.leakedFiles());
+        out.printf(
+                Locale.ROOT,
+                "%,d records generated by the sources; shuffle: %s written to disk, %s read from"
+                        + " disk, %s read from memory; at most %d of %d slots busy at once%n",
+                generated,
+                ProgressBar.bytes(bytes.writtenToDisk()),
+                ProgressBar.bytes(bytes.readFromDisk()),
+                ProgressBar.bytes(bytes.readFromMemory()),
+                result.maxSlotsBusy(),
+                slotsTotal);
         out.flush();
     }
 
-    private static ObjectNode document(JobResult result, Tally expected) {
+    private static ObjectNode document(
+            JobResult result, Tally expected, long generated, int slotsTotal) {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
         Tally got = result.committedTotal();
         root.put("state", result.state().name());
@@ -239,6 +347,150 @@ final class RunCommand implements Callable<Integer> {
         root.put("leaked_pages", result.leakedPages());
         root.put("leaked_files", result.leakedFiles());
         root.put("partitions_left", result.partitionsLeft());
+        root.put("records_generated", generated);
+        root.put("records_per_s", result.recordsPerSecond());
+        root.put("bytes_written_to_disk", result.shuffle().writtenToDisk());
+        root.put("bytes_read_from_disk", result.shuffle().readFromDisk());
+        root.put("bytes_read_from_memory", result.shuffle().readFromMemory());
+        root.put("max_slots_busy", result.maxSlotsBusy());
+        root.put("slots", slotsTotal);
         return root;
+    }
+
+    /**
+     * The progress line on stderr: a daemon thread polls {@link LocalEngine#progress()} {@value
+     * #REDRAWS_PER_SECOND} times a second and redraws the line in place ({@code \r}) when it
+     * changed; {@link #close} stops it and erases the line. Writes nothing but to its own writer,
+     * and nothing at all when disabled.
+     */
+    static final class ProgressBar implements AutoCloseable {
+        /** Redraws per second, at most. */
+        static final int REDRAWS_PER_SECOND = 4;
+
+        private static final int WIDTH = 24;
+        private final LocalEngine engine;
+        private final PrintWriter err;
+        private final @Nullable ScheduledExecutorService timer;
+        private volatile String shown = ""; // the timer's thread, then close() after it stopped
+
+        private ProgressBar(LocalEngine engine, PrintWriter err, boolean enabled) {
+            this.engine = engine;
+            this.err = err;
+            this.timer =
+                    enabled
+                            ? Executors.newSingleThreadScheduledExecutor(
+                                    task -> {
+                                        Thread thread = new Thread(task, "railyard-progress");
+                                        thread.setDaemon(true);
+                                        return thread;
+                                    })
+                            : null;
+        }
+
+        /**
+         * A bar drawing {@code engine}'s job on {@code err} from now until {@link #close}, or, if
+         * not {@code enabled}, one that does nothing.
+         */
+        static ProgressBar start(LocalEngine engine, PrintWriter err, boolean enabled) {
+            ProgressBar bar = new ProgressBar(engine, err, enabled);
+            if (bar.timer != null) {
+                long period = 1000 / REDRAWS_PER_SECOND;
+                // Failures of draw() are its own (none expected); the future has nothing to add.
+                var unused =
+                        bar.timer.scheduleAtFixedRate(
+                                bar::draw, period, period, TimeUnit.MILLISECONDS);
+            }
+            return bar;
+        }
+
+        private void draw() {
+            LocalEngine.Progress now = engine.progress();
+            if (now == null) {
+                return;
+            }
+            String line = line(now, engine.numWorkers() * engine.slotsPerWorker());
+            if (!line.equals(shown)) {
+                // Pad over the end of a longer line drawn before.
+                err.print("\r" + line + " ".repeat(Math.max(0, shown.length() - line.length())));
+                err.flush();
+                shown = line;
+            }
+        }
+
+        /**
+         * The line for {@code progress}: a bar of finished tasks, then tasks, records committed,
+         * restarts, busy slots of {@code slots} and seconds since the start, e.g. {@code [######
+         * ...] 6/24 tasks, 1,200,000 records committed, 0 restarts, 8/8 slots busy, 3.1 s}.
+         */
+        static String line(LocalEngine.Progress progress, int slots) {
+            int filled =
+                    progress.tasks() == 0
+                            ? WIDTH
+                            : (int) ((long) WIDTH * progress.tasksFinished() / progress.tasks());
+            return String.format(
+                    Locale.ROOT,
+                    "[%s%s] %d/%d tasks, %,d records committed, %d restarts, %d/%d slots busy,"
+                            + " %.1f s",
+                    "#".repeat(filled),
+                    " ".repeat(WIDTH - filled),
+                    progress.tasksFinished(),
+                    progress.tasks(),
+                    progress.recordsCommitted(),
+                    progress.restarts(),
+                    progress.slotsBusy(),
+                    slots,
+                    progress.elapsedNanos() / 1e9);
+        }
+
+        /** Stops redrawing and erases the line drawn, if any. Idempotent. */
+        @Override
+        public void close() {
+            ScheduledExecutorService running = timer;
+            if (running == null) {
+                return;
+            }
+            running.shutdownNow();
+            try {
+                running.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (!shown.isEmpty()) {
+                err.print("\r" + " ".repeat(shown.length()) + "\r");
+                err.flush();
+                shown = "";
+            }
+        }
+
+        /**
+         * Whether this process's stderr is a terminal: where file descriptor 2 leads, a {@code
+         * /dev/pts} or {@code /dev/tty} device. False where {@code /proc/self/fd} cannot tell (not
+         * Linux): Java 17 cannot ask about stderr alone ({@code System.console()} needs stdin and
+         * stdout too), so there the line needs {@code --progress always}.
+         */
+        static boolean stderrIsTerminal() {
+            Path fd = Path.of("/proc/self/fd/2");
+            try {
+                String target = Files.readSymbolicLink(fd).toString();
+                return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+            } catch (IOException | UnsupportedOperationException | SecurityException e) {
+                return false;
+            }
+        }
+
+        /** {@code bytes} for people: B, KiB, MiB, GiB or TiB, one decimal above bytes. */
+        static String bytes(long bytes) {
+            if (bytes < 1024) {
+                return bytes + " B";
+            }
+            String[] units = {"KiB", "MiB", "GiB", "TiB"};
+            double value = bytes / 1024.0;
+            int unit = 0;
+            while (value >= 1024 && unit < units.length - 1) {
+                value /= 1024;
+                unit++;
+            }
+            return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
+        }
     }
 }
