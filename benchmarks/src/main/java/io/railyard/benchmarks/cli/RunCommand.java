@@ -54,7 +54,8 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class,
         description = {
             "Runs a job graph file on the local execution engine (N workers x S slots in this"
-                    + " process): sources generate --records records each, every task forwards"
+                    + " process): each source subtask generates --records records (or what the"
+                    + " file says), every task forwards"
                     + " what it reads (keyed exchanges on all-to-all edges), sinks count; checks"
                     + " that the sinks received every record exactly once and that no page, file"
                     + " or partition is left.",
