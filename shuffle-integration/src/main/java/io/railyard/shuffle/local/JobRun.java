@@ -295,22 +295,38 @@ final class JobRun implements WorkerGateway {
      * Worker {@code worker} is lost with everything on it: on the main thread, after the current
      * event, its partitions are released and reported lost to the JobMaster, and its running tasks
      * fail (not cancelled: their failures go through failover). Thread-safe.
+     *
+     * @return completed once that is done (or at once if the job is over)
      */
-    void loseWorker(int worker) {
-        onMain(
-                () -> {
-                    for (Map.Entry<PartitionId, Held> entry : List.copyOf(partitions.entrySet())) {
-                        if (entry.getValue().worker() == worker) {
-                            releasePartition(worker, entry.getKey());
-                            jobMaster().onPartitionLost(entry.getKey());
-                        }
-                    }
-                    for (TaskRun task : deployed.values()) {
-                        if (task.worker() == worker) {
-                            task.loseWorker();
-                        }
-                    }
-                });
+    CompletableFuture<Void> loseWorker(int worker) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        boolean queued =
+                onMain(
+                        () -> {
+                            try {
+                                releaseAndFail(worker);
+                            } finally {
+                                done.complete(null);
+                            }
+                        });
+        if (!queued) {
+            done.complete(null);
+        }
+        return done;
+    }
+
+    private void releaseAndFail(int worker) {
+        for (Map.Entry<PartitionId, Held> entry : List.copyOf(partitions.entrySet())) {
+            if (entry.getValue().worker() == worker) {
+                releasePartition(worker, entry.getKey());
+                jobMaster().onPartitionLost(entry.getKey());
+            }
+        }
+        for (TaskRun task : deployed.values()) {
+            if (task.worker() == worker) {
+                task.loseWorker();
+            }
+        }
     }
 
     // ---- main thread ----
@@ -401,11 +417,12 @@ final class JobRun implements WorkerGateway {
     }
 
     /** Queues {@code step} for the main thread (dropped once the job is over). Thread-safe. */
-    private void onMain(MainStep step) {
+    private boolean onMain(MainStep step) {
         try {
             main.execute(() -> runStep(step));
+            return true;
         } catch (RejectedExecutionException e) {
-            // the job is over: a late event of a cancelled task
+            return false; // the job is over: a late event of a cancelled task
         }
     }
 

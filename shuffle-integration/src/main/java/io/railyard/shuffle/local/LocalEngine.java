@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -173,16 +174,17 @@ public final class LocalEngine implements AutoCloseable {
      * Fault injection: worker {@code worker} is lost with its partitions and running tasks, as if
      * its process died and a fresh one took its place; the running job's failover handles it (after
      * the event being handled, if any). A no-op when no job runs. Thread-safe; may be called from
-     * {@link TaskCode.Factory#create}.
+     * {@link TaskCode.Factory#create} (do not wait for the result there: it runs on the thread that
+     * processes the loss).
      *
+     * @return completed once the loss has been processed (partitions released and reported, the
+     *     worker's tasks marked to fail), or at once if no job runs
      * @throws IndexOutOfBoundsException if there is no such worker
      */
-    public void loseWorker(int worker) {
+    public CompletableFuture<Void> loseWorker(int worker) {
         com.google.common.base.Preconditions.checkElementIndex(worker, workers.size(), "worker");
         JobRun run = current;
-        if (run != null) {
-            run.loseWorker(worker);
-        }
+        return run != null ? run.loseWorker(worker) : CompletableFuture.completedFuture(null);
     }
 
     /**

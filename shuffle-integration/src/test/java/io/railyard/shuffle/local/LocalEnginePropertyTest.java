@@ -177,7 +177,10 @@ class LocalEnginePropertyTest {
     private void inject(Fault fault, LocalEngine engine, String lostFile) {
         switch (fault) {
             case LOST_PARTITION -> delete(lostFile);
-            case LOST_WORKER -> engine.loseWorker(0);
+            case LOST_WORKER -> {
+                // On the main thread (the factory runs there): the loss is processed after this.
+                var unused = engine.loseWorker(0);
+            }
             case NONE, TASK_FAILURE -> {}
         }
     }

@@ -168,12 +168,18 @@ class LocalEngineTest {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 17);
         try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+            // Sink 0 runs on worker 0 (placement is round-robin in deployment order): it loses its
+            // worker before it reads, so it fails, whatever its gate has already buffered.
             TaskCode.Factory losing =
                     (vertex, subtask, attempt) -> {
-                        if (vertex == 1 && subtask == 0 && attempt == 0) {
-                            engine.loseWorker(0);
+                        TaskCode code = job.create(vertex, subtask, attempt);
+                        if (vertex != 1 || subtask != 0 || attempt != 0) {
+                            return code;
                         }
-                        return job.create(vertex, subtask, attempt);
+                        return context -> {
+                            engine.loseWorker(0).get(10, TimeUnit.SECONDS);
+                            return code.run(context);
+                        };
                     };
             JobResult result =
                     engine.run(
