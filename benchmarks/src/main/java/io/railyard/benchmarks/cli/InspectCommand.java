@@ -47,7 +47,9 @@ import picocli.CommandLine.Spec;
             "File: {\"vertices\":[{\"name\":\"a\",\"parallelism\":2}], \"edges\":[{\"source\":"
                     + "\"a\",\"target\":\"b\",\"pattern\":\"POINTWISE\",\"type\":\"PIPELINED\"}]}"
                     + " with patterns ALL_TO_ALL, POINTWISE and types PIPELINED,"
-                    + " PIPELINED_BOUNDED, BLOCKING, HYBRID_FULL, HYBRID_SELECTIVE."
+                    + " PIPELINED_BOUNDED, BLOCKING, HYBRID_FULL, HYBRID_SELECTIVE. A vertex"
+                    + " without inputs may also give \"records_per_subtask\" and \"skew\" (for"
+                    + " run); they are checked and ignored here."
         })
 final class InspectCommand implements Callable<Integer> {
     private static final Pattern TASK = Pattern.compile("(.+)#(0|[1-9][0-9]{0,8})");
