@@ -50,7 +50,12 @@ class LocalEnginePropertyTest {
          */
         LOST_PARTITION,
         /** A worker is lost with its partitions and running tasks when a consumer is deployed. */
-        LOST_WORKER
+        LOST_WORKER,
+        /**
+         * All three in one run (reliability row 35): a task failure, a lost BLOCKING partition and
+         * then a lost worker.
+         */
+        ALL
     }
 
     @TempDir Path dir;
@@ -80,10 +85,10 @@ class LocalEnginePropertyTest {
         int failedVertex = random.nextInt(graph.numJobVertices());
         int failedSubtask = random.nextInt(graph.parallelism(failedVertex));
         ForwardingJob job =
-                fault == Fault.TASK_FAILURE
+                fault == Fault.TASK_FAILURE || fault == Fault.ALL
                         ? base.failing(failedVertex, failedSubtask, 0, random.nextInt(3))
                         : base;
-        int[] blockingEdge = edgesInto(graph, fault == Fault.LOST_PARTITION);
+        int[] blockingEdge = edgesInto(graph, fault == Fault.LOST_PARTITION || fault == Fault.ALL);
         assumeTrue(blockingEdge.length > 0, "no edge to lose a partition of");
         int edge = blockingEdge[random.nextInt(blockingEdge.length)];
         int trigger = graph.edgeConsumer(edge);
@@ -176,20 +181,30 @@ class LocalEnginePropertyTest {
 
     private void inject(Fault fault, LocalEngine engine, String lostFile) {
         switch (fault) {
-            case LOST_PARTITION -> delete(lostFile);
-            case LOST_WORKER -> {
-                // On the main thread (the factory runs there): the loss is processed after this.
-                var unused = engine.loseWorker(0);
+            case LOST_PARTITION -> delete(lostFile, true);
+            case LOST_WORKER -> loseWorkerLater(engine, 0);
+            case ALL -> {
+                delete(lostFile, false); // the task failure may have restarted its producer
+                loseWorkerLater(engine, 1);
             }
             case NONE, TASK_FAILURE -> {}
         }
     }
 
-    private void delete(String fileName) {
+    /** From the main thread (the factory runs there): the loss is processed after this event. */
+    private static void loseWorkerLater(LocalEngine engine, int worker) {
+        var unused = engine.loseWorker(worker);
+    }
+
+    private void delete(String fileName, boolean mustExist) {
         try (Stream<Path> files = Files.walk(dir)) {
             List<Path> found = files.filter(f -> f.endsWith(fileName)).toList();
-            assertThat(found).as("the file of the partition to lose").hasSize(1);
-            Files.delete(found.get(0));
+            if (mustExist) {
+                assertThat(found).as("the file of the partition to lose").hasSize(1);
+            }
+            for (Path file : found) {
+                Files.delete(file);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -10,8 +10,11 @@ import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +35,9 @@ class LocalEngineTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final ShuffleOptions OPTIONS =
             ShuffleOptions.builder().pageSizeBytes(4096).totalPages(512).build();
+
+    /** A byte inside the first frame's payload (frame headers are 24 bytes). */
+    private static final long FIRST_FRAME_PAYLOAD_BYTE = 40;
 
     @TempDir Path dir;
 
@@ -107,22 +113,31 @@ class LocalEngineTest {
         assertExactAfterOneRestart(graph, job, 2);
     }
 
+    /** What happens to a partition's file before it is read. */
+    enum Damage {
+        /** The file is deleted (reliability row 21). */
+        DELETED,
+        /** A byte of its first frame is flipped: its checksum no longer matches (row 20). */
+        CORRUPTED
+    }
+
     /**
-     * A producer's partition file deleted before its consumer reads it (reliability row 20): the
-     * consumer's failure names the partition and its attempt, failover restarts the producer, and
-     * the output is still exact.
+     * A producer's partition file deleted or corrupted before its consumer reads it: the consumer's
+     * failure names the partition and its attempt, failover restarts the producer, and the output
+     * is still exact (no garbage record reaches a sink).
      */
-    @Test
-    void aPartitionFileDeletedBeforeItIsRead_restartsItsProducer_andTheOutputIsExact()
+    @ParameterizedTest
+    @EnumSource(Damage.class)
+    void aPartitionFileDamagedBeforeItIsRead_restartsItsProducer_andTheOutputIsExact(Damage damage)
             throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 16);
-        List<Path> deleted = new ArrayList<>();
-        TaskCode.Factory deleting =
+        List<Path> damaged = new ArrayList<>();
+        TaskCode.Factory damaging =
                 (vertex, subtask, attempt) -> {
                     if (vertex == 1 && subtask == 0 && attempt == 0) {
                         // Deployed once every source finished, before any consumer reads.
-                        deleted.addAll(deleteFilesOf("p1.a0"));
+                        damaged.addAll(damageFilesOf("p1.a0", damage));
                     }
                     return job.create(vertex, subtask, attempt);
                 };
@@ -130,27 +145,42 @@ class LocalEngineTest {
             JobResult result =
                     engine.run(
                             graph,
-                            deleting,
+                            damaging,
                             RestartBackoffPolicy.fixedDelay(3, Duration.ZERO),
                             TIMEOUT);
 
-            assertThat(deleted).as("the partition's files").isNotEmpty();
+            assertThat(damaged).as("the partition's files").isNotEmpty();
             assertExact(result, job, 1);
             assertThat(result.restarts()).isEqualTo(1);
         }
     }
 
-    private List<Path> deleteFilesOf(String partition) {
+    private List<Path> damageFilesOf(String partition, Damage damage) {
         try (Stream<Path> files = Files.walk(dir)) {
             List<Path> found =
                     files.filter(f -> f.getFileName().toString().startsWith(partition + "."))
                             .toList();
             for (Path file : found) {
-                Files.delete(file);
+                if (damage == Damage.DELETED) {
+                    Files.delete(file);
+                } else {
+                    flipByte(file, FIRST_FRAME_PAYLOAD_BYTE);
+                }
             }
             return found;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void flipByte(Path file, long at) throws IOException {
+        try (FileChannel channel =
+                FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            assertThat(channel.read(one, at)).as("a byte at %s of %s", at, file).isEqualTo(1);
+            one.put(0, (byte) ~one.get(0));
+            one.rewind();
+            channel.write(one, at);
         }
     }
 
