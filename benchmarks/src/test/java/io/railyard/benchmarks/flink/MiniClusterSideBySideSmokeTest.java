@@ -3,6 +3,7 @@ package io.railyard.benchmarks.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import io.railyard.benchmarks.jmh.JmhSmoke;
 import io.railyard.benchmarks.procedures.LongJobs;
 import io.railyard.benchmarks.procedures.LongJobs.Exchange;
 import io.railyard.benchmarks.procedures.LongJobs.Shape;
@@ -83,6 +84,23 @@ class MiniClusterSideBySideSmokeTest {
                 assertThat(RailyardBatchJobs.check(result, expected)).isEqualTo(fromFlink);
             }
         }
+    }
+
+    /**
+     * The JMH benchmark starts on both systems and scores (in-process, one short iteration): one
+     * row, the keyed hybrid-selective job at n = 10,000.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SideBySide.class)
+    void benchmark_startsUnderJmh(SideBySide system) throws Exception {
+        JmhSmoke.assertStart(
+                new String[] {
+                    "system", system.name(),
+                    "shape", Shape.KEYED_ALL_TO_ALL.name(),
+                    "mode", Exchange.HYBRID_SELECTIVE.name(),
+                    "recordsPerSubtask", Long.toString(N)
+                },
+                MiniClusterSideBySideBenchmark.class);
     }
 
     /** The checks fail on a wrong count: they are what the benchmark relies on per job. */

@@ -1,0 +1,145 @@
+package io.railyard.benchmarks.flink;
+
+import io.railyard.benchmarks.procedures.LongJobs;
+import io.railyard.benchmarks.procedures.LongJobs.Exchange;
+import io.railyard.benchmarks.procedures.LongJobs.Shape;
+import io.railyard.benchmarks.procedures.RailyardBatchJobs;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.local.Tally;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Whole batch jobs, side by side (see {@link SideBySide}): flink-benchmarks' {@code
+ * BlockingPartitionBenchmark} shape (a source of longs → sink, P = 4, chaining off) and a keyed
+ * all-to-all variant, each with BLOCKING, HYBRID_FULL and HYBRID_SELECTIVE exchanges, run on
+ * Railyard's local engine ({@link RailyardBatchJobs}) or on Flink 2.1's MiniCluster ({@link
+ * FlinkBatchJobs}) with the same records ({@link LongJobs}: {@code recordsPerSubtask} longs per
+ * source subtask, 4 × that per job), 8 slots, 64 MiB of network memory in 32 KiB pages and the same
+ * compression. Each invocation runs one job from submission to its end; both sides check that their
+ * sinks counted exactly the records sent (count and checksum), Railyard also that nothing leaked.
+ *
+ * <p>Scores: {@code job} is jobs/s, {@code job:records} the records the sinks received per second
+ * (an {@link AuxCounters} counter), the number to compare; the ratio is the quotient of the
+ * adjacent RAILYARD and FLINK rows ({@code system} is last by name, so JMH varies it fastest).
+ * Throughput mode with 1-second iterations: an iteration runs whole jobs until a second has passed,
+ * so at least one job, and a job should take a second or more ({@code recordsPerSubtask} large
+ * enough) for the score to be the job's own. One engine or MiniCluster per trial (fork), files in a
+ * marked directory under java.io.tmpdir.
+ *
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar MiniClusterSideBySide -p
+ * recordsPerSubtask=5000000}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "-Xmx2g")
+public class MiniClusterSideBySideBenchmark {
+    /** The edge: the plain source → sink (forward) or a keyed all-to-all exchange. */
+    @Param({"SOURCE_SINK", "KEYED_ALL_TO_ALL"})
+    @SuppressWarnings("NullAway.Init") // set by JMH before setup
+    public Shape shape;
+
+    /** The exchange mode of the edge. */
+    @Param({"BLOCKING", "HYBRID_FULL", "HYBRID_SELECTIVE"})
+    @SuppressWarnings("NullAway.Init") // set by JMH before setup
+    public Exchange mode;
+
+    /** Longs per source subtask (flink-benchmarks: 15,000,000), 4 × that per job. */
+    @Param({"5000000"})
+    public long recordsPerSubtask;
+
+    /** The codec of both sides (Flink's {@code taskmanager.network.compression.codec}). */
+    @Param({"NONE"})
+    public ShuffleOptions.Compression compression = ShuffleOptions.Compression.NONE;
+
+    /** Railyard or Flink; JMH varies it fastest (last in name order), so pairs are adjacent. */
+    @Param({"RAILYARD", "FLINK"})
+    @SuppressWarnings("NullAway.Init") // set by JMH before setup
+    public SideBySide system;
+
+    private @Nullable RailyardBatchJobs railyard;
+    private @Nullable FlinkBatchJobs flink;
+
+    @SuppressWarnings("NullAway.Init") // set in setup
+    private Tally expected;
+
+    /** The records the sinks received in the iteration: JMH reports them per second. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Records {
+        /** Records received by the sinks of the iteration's jobs. */
+        public long records;
+
+        /** Starts the iteration's count. */
+        @Setup(Level.Iteration)
+        public void reset() {
+            records = 0;
+        }
+    }
+
+    /** Starts the system's engine or MiniCluster and computes what every job's sinks must count. */
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        expected = LongJobs.expected(recordsPerSubtask);
+        Path parent = Path.of(System.getProperty("java.io.tmpdir"));
+        if (system == SideBySide.RAILYARD) {
+            railyard = RailyardBatchJobs.start(parent, compression);
+        } else {
+            flink = FlinkBatchJobs.start(parent, compression, mode);
+        }
+    }
+
+    /** Stops the engine or the MiniCluster and removes its files. */
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        RailyardBatchJobs r = railyard;
+        FlinkBatchJobs f = flink;
+        railyard = null;
+        flink = null;
+        try {
+            if (r != null) {
+                r.close();
+            }
+        } finally {
+            if (f != null) {
+                f.close();
+            }
+        }
+    }
+
+    /** Runs one job; returns what its sinks counted (checked against {@link LongJobs#expected}). */
+    @Benchmark
+    public Tally job(Records counter) throws Exception {
+        RailyardBatchJobs r = railyard;
+        FlinkBatchJobs f = flink;
+        Tally got;
+        if (r != null) {
+            got = RailyardBatchJobs.check(r.run(shape, mode, recordsPerSubtask), expected);
+        } else if (f != null) {
+            got = FlinkBatchJobs.check(f.run(shape, recordsPerSubtask), expected);
+        } else {
+            throw new IllegalStateException(system + ": not set up");
+        }
+        counter.records += got.records();
+        return got;
+    }
+}
