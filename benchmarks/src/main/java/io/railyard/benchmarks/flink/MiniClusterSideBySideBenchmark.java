@@ -1,5 +1,6 @@
 package io.railyard.benchmarks.flink;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.railyard.benchmarks.procedures.LongJobs;
 import io.railyard.benchmarks.procedures.LongJobs.Exchange;
 import io.railyard.benchmarks.procedures.LongJobs.Shape;
@@ -7,6 +8,7 @@ import io.railyard.benchmarks.procedures.RailyardBatchJobs;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.Tally;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -36,12 +38,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * sinks counted exactly the records sent (count and checksum), Railyard also that nothing leaked.
  *
  * <p>Scores: {@code job} is jobs/s, {@code job:records} the records the sinks received per second
- * (an {@link AuxCounters} counter), the number to compare; the ratio is the quotient of the
- * adjacent RAILYARD and FLINK rows ({@code system} is last by name, so JMH varies it fastest).
- * Throughput mode with 1-second iterations: an iteration runs whole jobs until a second has passed,
- * so at least one job, and a job should take a second or more ({@code recordsPerSubtask} large
- * enough) for the score to be the job's own. One engine or MiniCluster per trial (fork), files in a
- * marked directory under java.io.tmpdir.
+ * (an {@link AuxCounters} counter), the number to compare, and {@code job:cpu} the cores the
+ * process kept busy meanwhile (so records/s ÷ cpu is records per CPU-second); the ratio is the
+ * quotient of the adjacent RAILYARD and FLINK rows ({@code system} is last by name, so JMH varies
+ * it fastest). Throughput mode with 1-second iterations: an iteration runs whole jobs until a
+ * second has passed, so at least one job, and a job should take a second or more ({@code
+ * recordsPerSubtask} large enough) for the score to be the job's own. One engine or MiniCluster per
+ * trial (fork), files in a marked directory under java.io.tmpdir.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar MiniClusterSideBySide -p
  * recordsPerSubtask=5000000}.
@@ -76,23 +79,35 @@ public class MiniClusterSideBySideBenchmark {
     @SuppressWarnings("NullAway.Init") // set by JMH before setup
     public SideBySide system;
 
+    private static final OperatingSystemMXBean OS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
     private @Nullable RailyardBatchJobs railyard;
     private @Nullable FlinkBatchJobs flink;
 
     @SuppressWarnings("NullAway.Init") // set in setup
     private Tally expected;
 
-    /** The records the sinks received in the iteration: JMH reports them per second. */
+    /** What the iteration's jobs did: JMH reports each per second of the iteration. */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.OPERATIONS)
     public static class Records {
-        /** Records received by the sinks of the iteration's jobs. */
+        /** Records received by the sinks of the iteration's jobs: records/s. */
         public long records;
 
-        /** Starts the iteration's count. */
+        /**
+         * CPU seconds the whole process used during the iteration's jobs (every thread: tasks, IO,
+         * Flink's actors, JIT, GC): per second, the cores the jobs kept busy. Records ÷ this is
+         * records per CPU-second, which other processes' load on the machine disturbs far less than
+         * records/s.
+         */
+        public double cpu;
+
+        /** Starts the iteration's counts. */
         @Setup(Level.Iteration)
         public void reset() {
             records = 0;
+            cpu = 0;
         }
     }
 
@@ -131,6 +146,7 @@ public class MiniClusterSideBySideBenchmark {
     public Tally job(Records counter) throws Exception {
         RailyardBatchJobs r = railyard;
         FlinkBatchJobs f = flink;
+        long cpuBefore = OS.getProcessCpuTime();
         Tally got;
         if (r != null) {
             got = RailyardBatchJobs.check(r.run(shape, mode, recordsPerSubtask), expected);
@@ -139,6 +155,7 @@ public class MiniClusterSideBySideBenchmark {
         } else {
             throw new IllegalStateException(system + ": not set up");
         }
+        counter.cpu += (OS.getProcessCpuTime() - cpuBefore) / 1e9;
         counter.records += got.records();
         return got;
     }
