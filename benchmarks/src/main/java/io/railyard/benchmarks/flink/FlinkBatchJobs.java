@@ -27,6 +27,7 @@ import org.apache.flink.configuration.ResourceManagerOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.client.JobExecutionException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -125,6 +126,10 @@ public final class FlinkBatchJobs implements AutoCloseable {
         config.set(RestOptions.BIND_PORT, "0");
         config.set(ResourceManagerOptions.REQUIREMENTS_CHECK_DELAY, Duration.ZERO);
         config.set(CoreOptions.TMP_DIRS, tmp.toString());
+        // The REST endpoint's directories too (the upload directory defaults to a fixed
+        // java.io.tmpdir/flink-web-upload that nothing deletes).
+        config.set(WebOptions.TMP_DIR, tmp.resolve("web").toString());
+        config.set(WebOptions.UPLOAD_DIR, tmp.resolve("web-upload").toString());
         // The resources of Railyard's worker.
         MemorySize network = new MemorySize(LongJobs.NETWORK_MEMORY_BYTES);
         config.set(TaskManagerOptions.NETWORK_MEMORY_MIN, network);
