@@ -46,8 +46,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * recordsPerSubtask} large enough) for the score to be the job's own. One engine or MiniCluster per
  * trial (fork), files in a marked directory under java.io.tmpdir.
  *
- * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar MiniClusterSideBySide -p
- * recordsPerSubtask=5000000}.
+ * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar MiniClusterSideBySide} (12 rows, about
+ * 11 minutes on 2 cores; at the default 10,000,000 longs per source subtask a Railyard job takes
+ * about a second there, a Flink job two to three); pick rows with {@code -p shape=SOURCE_SINK -p
+ * mode=BLOCKING}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -67,7 +69,7 @@ public class MiniClusterSideBySideBenchmark {
     public Exchange mode;
 
     /** Longs per source subtask (flink-benchmarks: 15,000,000), 4 × that per job. */
-    @Param({"5000000"})
+    @Param({"10000000"})
     public long recordsPerSubtask;
 
     /** The codec of both sides (Flink's {@code taskmanager.network.compression.codec}). */
