@@ -45,8 +45,9 @@ class LocalEnginePropertyTest {
         /** One task attempt throws at one of its first records. */
         TASK_FAILURE,
         /**
-         * The file of one first-attempt BLOCKING partition is deleted when the first consumer of
-         * its dataset is deployed, before anyone reads it: whoever reads it finds it lost.
+         * The file of producer subtask 0's first-attempt BLOCKING partition is deleted when
+         * consumer subtask 0 of its dataset is deployed, before anyone reads it: whoever reads it
+         * finds it lost.
          */
         LOST_PARTITION,
         /** A worker is lost with its partitions and running tasks when a consumer is deployed. */
@@ -92,11 +93,9 @@ class LocalEnginePropertyTest {
         assumeTrue(blockingEdge.length > 0, "no edge to lose a partition of");
         int edge = blockingEdge[random.nextInt(blockingEdge.length)];
         int trigger = graph.edgeConsumer(edge);
-        String lostFile =
-                "p"
-                        + (graph.firstPartition(graph.edgeDataSet(edge))
-                                + random.nextInt(graph.parallelism(graph.edgeProducer(edge))))
-                        + ".a0.data";
+        // Producer subtask 0's: every consumer 0 reads it (pointwise too), and it has finished when
+        // consumer 0 is deployed (a pointwise consumer need not wait for the other producers).
+        String lostFile = "p" + graph.firstPartition(graph.edgeDataSet(edge)) + ".a0.data";
         AtomicIntegerArray lastAttempt = new AtomicIntegerArray(graph.numTasks());
         // Enough slots for any pipelined region: tasks wait for slots, never for each other.
         try (LocalEngine engine =
