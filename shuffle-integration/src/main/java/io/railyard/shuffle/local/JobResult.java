@@ -56,47 +56,6 @@ public record JobResult(
         public static final ShuffleBytes NONE = new ShuffleBytes(0, 0, 0);
     }
 
-    /** A result without statistics ({@link ShuffleBytes#NONE}, 0 slots): the engine adds them. */
-    JobResult(
-            State state,
-            @Nullable Throwable cause,
-            ImmutableMap<Integer, Tally> committed,
-            int restarts,
-            long tasksDeployed,
-            long wallNanos,
-            long leakedPages,
-            long leakedFiles,
-            int partitionsLeft) {
-        this(
-                state,
-                cause,
-                committed,
-                restarts,
-                tasksDeployed,
-                wallNanos,
-                leakedPages,
-                leakedFiles,
-                partitionsLeft,
-                ShuffleBytes.NONE,
-                0);
-    }
-
-    /** This result with {@code shuffle} and {@code maxSlotsBusy} in place of its own. */
-    JobResult withStatistics(ShuffleBytes shuffle, int maxSlotsBusy) {
-        return new JobResult(
-                state,
-                cause,
-                committed,
-                restarts,
-                tasksDeployed,
-                wallNanos,
-                leakedPages,
-                leakedFiles,
-                partitionsLeft,
-                shuffle,
-                maxSlotsBusy);
-    }
-
     /** Everything every sink committed, summed. */
     public Tally committedTotal() {
         Tally total = Tally.ZERO;

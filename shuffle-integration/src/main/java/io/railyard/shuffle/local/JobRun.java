@@ -137,7 +137,11 @@ final class JobRun implements WorkerGateway {
             return new Outcome(state, cause, committed, restarts, tasksDeployed, wallNanos, left);
         }
 
-        JobResult result(long leakedPages, long leakedFiles) {
+        JobResult result(
+                long leakedPages,
+                long leakedFiles,
+                JobResult.ShuffleBytes shuffle,
+                int maxSlotsBusy) {
             return new JobResult(
                     state,
                     cause,
@@ -147,7 +151,9 @@ final class JobRun implements WorkerGateway {
                     wallNanos,
                     leakedPages,
                     leakedFiles,
-                    partitionsLeft);
+                    partitionsLeft,
+                    shuffle,
+                    maxSlotsBusy);
         }
     }
 

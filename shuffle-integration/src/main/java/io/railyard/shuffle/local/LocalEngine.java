@@ -263,13 +263,14 @@ public final class LocalEngine implements AutoCloseable {
                 }
                 if ((pages == 0 && files == 0) || System.nanoTime() > settleBy) {
                     JobResult.ShuffleBytes after = shuffleBytes();
-                    return outcome.result(pages, files)
-                            .withStatistics(
-                                    new JobResult.ShuffleBytes(
-                                            after.writtenToDisk() - bytesBefore.writtenToDisk(),
-                                            after.readFromDisk() - bytesBefore.readFromDisk(),
-                                            after.readFromMemory() - bytesBefore.readFromMemory()),
-                                    peakBusy.get());
+                    return outcome.result(
+                            pages,
+                            files,
+                            new JobResult.ShuffleBytes(
+                                    after.writtenToDisk() - bytesBefore.writtenToDisk(),
+                                    after.readFromDisk() - bytesBefore.readFromDisk(),
+                                    after.readFromMemory() - bytesBefore.readFromMemory()),
+                            peakBusy.get());
                 }
                 Thread.sleep(5);
             }
