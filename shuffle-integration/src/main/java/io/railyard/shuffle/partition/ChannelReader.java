@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * to the IO thread; {@code scheduled} is guarded by the scheduler's lock; {@code wanting}, {@code
  * inService} and {@code dataArrived} by the gate.
  */
-final class ChannelReader {
+final class ChannelReader implements Runnable {
     final InputGate gate;
     final int index;
     final ResultPartition partition;
@@ -36,9 +36,6 @@ final class ChannelReader {
     /** The reader of a hybrid partition, once the IO thread attached it. */
     @Nullable HybridReader hybrid;
 
-    /** The frame sink handing this channel's frames to its gate (hybrid partitions). */
-    HybridReader.@Nullable FrameSink sink;
-
     int region;
     long offset;
     long remaining;
@@ -54,6 +51,15 @@ final class ChannelReader {
 
     int subpartition() {
         return subpartition;
+    }
+
+    /**
+     * Its hybrid partition has new data for it (the reader's waker: the channel itself, so that a
+     * channel carries no callback object of its own).
+     */
+    @Override
+    public void run() {
+        gate.dataAvailable(this);
     }
 
     /** The partition, which must be a blocking one. */

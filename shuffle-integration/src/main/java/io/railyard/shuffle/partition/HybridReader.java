@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * written under the partition's lock by {@link HybridPartition}.
  */
 final class HybridReader {
+    private static final Path NO_FILE = Path.of("");
+
     /** Where the reader's next bytes are. */
     enum Where {
         /** In resident pages (the region is pinned until the reader reports what it took). */
@@ -41,7 +43,9 @@ final class HybridReader {
 
     final HybridPartition partition;
     final int subpartition;
-    private final FrameHeader memoryHeader = new FrameHeader();
+    // Made on the first read from memory: a reader that never reads from memory (a gate of many
+    // channels that each get little) does not carry one.
+    private @Nullable FrameHeader memoryHeader;
     private @Nullable Runnable waker;
 
     // The cursor; written by the partition under its lock.
@@ -53,7 +57,7 @@ final class HybridReader {
     @Nullable HybridRegion memory;
     int streamAt;
     @Nullable FileChannel file;
-    Path path = Path.of("");
+    Path path = NO_FILE;
     long position;
     // Continuity: the next frame numbers.
     private int laneSequence;
@@ -151,7 +155,12 @@ final class HybridReader {
             }
             int inPage = at - starts[page];
             context.at(partition, partition.dataFile(), at).inMemory(region.index);
-            FrameHeader header = memoryHeader.wrap(buffer, inPage);
+            FrameHeader reused = memoryHeader;
+            if (reused == null) {
+                reused = new FrameHeader();
+                memoryHeader = reused;
+            }
+            FrameHeader header = reused.wrap(buffer, inPage);
             int frameLength = codec.frameLength(header, context);
             if (frameLength > end - at || inPage + frameLength > starts[page + 1] - starts[page]) {
                 throw context.corrupt(

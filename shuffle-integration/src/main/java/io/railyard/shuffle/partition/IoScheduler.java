@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The worker's one IO thread for reading partition files. It serves every channel that wants data,
@@ -57,6 +58,9 @@ final class IoScheduler implements AutoCloseable {
     private final ReadStaging staging;
     private final FrameCodec codec;
     private final FrameContext context = new FrameContext();
+    // Hands a hybrid channel's frames to its gate; one for all channels (the IO thread serves one
+    // at a time), so that a channel carries no sink object of its own.
+    private final ChannelSink hybridSink = new ChannelSink();
     private final int pageSize;
     private final long budgetBytes;
     private final AtomicLong bytesRead = new AtomicLong();
@@ -341,17 +345,19 @@ final class IoScheduler implements AutoCloseable {
         boolean wantsMore;
         try {
             HybridReader reader = channel.hybrid;
-            HybridReader.FrameSink sink = channel.sink;
-            if (reader == null || sink == null) {
+            if (reader == null) {
                 channel.started = true;
                 reader = ((HybridPartition) channel.partition).attach(channel.subpartition());
-                reader.onData(() -> channel.gate.dataAvailable(channel));
-                sink = (header, stored, at) -> deliverFrame(channel, header, stored, at);
+                reader.onData(channel);
                 channel.hybrid = reader;
-                channel.sink = sink;
             }
-            HybridReader.Where where =
-                    reader.read(codec, staging, context, sink, channel.gate.turnBytes());
+            hybridSink.channel = channel;
+            HybridReader.Where where;
+            try {
+                where = reader.read(codec, staging, context, hybridSink, channel.gate.turnBytes());
+            } finally {
+                hybridSink.channel = null;
+            }
             if (where == HybridReader.Where.END) {
                 finish(channel, true);
             }
@@ -361,6 +367,21 @@ final class IoScheduler implements AutoCloseable {
             return;
         }
         channel.gate.served(channel, wantsMore);
+    }
+
+    /** {@link #deliverFrame} for the channel being served. Confined to the IO thread. */
+    private final class ChannelSink implements HybridReader.FrameSink {
+        private @Nullable ChannelReader channel;
+
+        @Override
+        public boolean accept(FrameHeader header, ByteBuffer stored, FrameContext at)
+                throws IOException {
+            ChannelReader served = channel;
+            if (served == null) {
+                throw new IllegalStateException("no channel is being served");
+            }
+            return deliverFrame(served, header, stored, at);
+        }
     }
 
     /**
