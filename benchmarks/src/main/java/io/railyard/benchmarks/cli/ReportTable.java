@@ -143,6 +143,14 @@ final class ReportTable {
                 "2 GiB heap");
         row(
                 out,
+                "memory: the JobMaster facade",
+                humanBytes(memory.getOrDefault("job_master", 0L)),
+                "",
+                "",
+                "",
+                "");
+        row(
+                out,
                 "  of which topology",
                 humanBytes(memory.getOrDefault("topology", 0L)),
                 "",

@@ -139,11 +139,7 @@ public final class ScaleReport {
         byte[] sharedGroup = DeployProcedures.encodeSharedGroup(parallelism);
         double decodeMillis = Timing.medianMillis(i -> GroupDescriptors.decode(sharedGroup).size());
         progress.accept("decode group");
-        Map<String, Long> memory = new java.util.LinkedHashMap<>();
-        long topologyBytes = retainedBytes(topology);
-        memory.put("topology", topologyBytes);
-        memory.put("regions", retainedBytes(regions) - topologyBytes);
-        memory.put("initialized", retainedBytes(Initialized.of(parallelism)));
+        Map<String, Long> memory = memory(parallelism, topology, regions);
         progress.accept("memory");
         return new ScaleReport(
                 parallelism,
@@ -157,6 +153,20 @@ public final class ScaleReport {
                 null,
                 null,
                 null);
+    }
+
+    /** Retained bytes of each structure (see {@link #memory()}). */
+    private static Map<String, Long> memory(
+            int parallelism, ExecutionTopology topology, PipelinedRegions regions) {
+        Map<String, Long> memory = new java.util.LinkedHashMap<>();
+        long topologyBytes = retainedBytes(topology);
+        memory.put("topology", topologyBytes);
+        memory.put("regions", retainedBytes(regions) - topologyBytes);
+        memory.put("initialized", retainedBytes(Initialized.of(parallelism)));
+        memory.put(
+                "job_master",
+                retainedBytes(IdleJobMaster.of(ReferenceJobs.reference(parallelism))));
+        return memory;
     }
 
     /** This report with a live Flink column. */
@@ -246,8 +256,9 @@ public final class ScaleReport {
     }
 
     /**
-     * Retained bytes by structure: {@code topology}, {@code regions} (beyond the topology) and
-     * {@code initialized} (the whole initialised state).
+     * Retained bytes by structure: {@code topology}, {@code regions} (beyond the topology), {@code
+     * initialized} (the whole initialised state) and {@code job_master} (the JobManager core's
+     * facade holding it, with its shuffle master and worker table).
      */
     public ImmutableMap<String, Long> memory() {
         return memory;

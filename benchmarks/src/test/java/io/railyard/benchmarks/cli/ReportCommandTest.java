@@ -70,6 +70,13 @@ class ReportCommandTest {
         assertThat(root.path("memory").path("topology").asLong()).isPositive();
         assertThat(root.path("memory").path("initialized").asLong())
                 .isGreaterThan(root.path("memory").path("topology").asLong());
+        assertThat(root.path("memory").path("job_master").asLong())
+                .as("the facade holds the topology, the regions and the per-task counters")
+                .isGreaterThan(
+                        root.path("memory").path("topology").asLong()
+                                + root.path("memory").path("regions").asLong()
+                                + 200 * 4); // an int per task at least
+        assertThat(out).contains("memory: the JobMaster facade");
         assertThat(root.path("procedures").path("initialization").path("ms").asDouble())
                 .isPositive();
         byte[] png = Files.readAllBytes(chart);

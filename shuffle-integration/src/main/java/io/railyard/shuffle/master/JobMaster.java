@@ -9,11 +9,13 @@ import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.FailoverHandler;
 import io.railyard.failover.FailureHandling;
+import io.railyard.failover.ReleaseListener;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartSet;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
+import io.railyard.regions.scheduling.RegionDeployer;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.shuffle.Failures;
@@ -89,13 +91,9 @@ public final class JobMaster implements AutoCloseable {
         this.topology = ExecutionTopology.of(graph);
         this.regions = PipelinedRegions.build(topology);
         RegionInputs inputs = RegionInputs.of(regions);
-        this.strategy = new RegionSchedulingStrategy(inputs, scheduled::add);
+        this.strategy = new RegionSchedulingStrategy(inputs, new QueueingDeployer(scheduled));
         this.failover =
-                new FailoverHandler(
-                        inputs,
-                        strategy,
-                        policy,
-                        (from, to) -> released.add(((long) from << 32) | to));
+                new FailoverHandler(inputs, strategy, policy, new QueueingRelease(released));
         this.shuffle = new ShuffleMaster(graph, workers, failover);
         this.descriptors = new DeploymentDescriptors(job, topology, shuffle, blobs, offload);
         this.gateway = gateway;
@@ -349,5 +347,36 @@ public final class JobMaster implements AutoCloseable {
             first = release(p, attempt, first);
         }
         return first;
+    }
+
+    /**
+     * The strategy's deployer: queues the region for {@link #afterEvent} (a named class, not a
+     * lambda, so that JOL can walk a JobMaster).
+     */
+    private static final class QueueingDeployer implements RegionDeployer {
+        private final IntArrayList scheduled;
+
+        QueueingDeployer(IntArrayList scheduled) {
+            this.scheduled = scheduled;
+        }
+
+        @Override
+        public void deploy(int region) {
+            scheduled.add(region);
+        }
+    }
+
+    /** The release tracking's listener: queues the freed range, packed (from, to). */
+    private static final class QueueingRelease implements ReleaseListener {
+        private final LongArrayList released;
+
+        QueueingRelease(LongArrayList released) {
+            this.released = released;
+        }
+
+        @Override
+        public void release(int from, int to) {
+            released.add(((long) from << 32) | to);
+        }
     }
 }
