@@ -43,7 +43,8 @@ class ShufflePropertyTest {
     void everyConsumerReadsExactlyItsRecords(
             int seed, Kind kind, Compression compression, boolean minimum, @TempDir Path dir)
             throws Exception {
-        SplittableRandom random = new SplittableRandom(seed * 7919L + kind.hashCode() % 13);
+        // The name's hash, not the enum's: an enum's identity hash differs between JVM runs.
+        SplittableRandom random = new SplittableRandom(seed * 7919L + kind.name().hashCode());
         int pageSize = random.nextBoolean() ? 256 : 1024;
         int n = 1 + random.nextInt(12);
         int producers = 1 + random.nextInt(4);
@@ -68,8 +69,10 @@ class ShufflePropertyTest {
         List<BlockingPartition> partitions = new ArrayList<>();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             for (int p = 0; p < producers; p++) {
-                Stream stream =
-                        ShuffleHarness.randomStream(random, n, random.nextInt(200), pageSize);
+                int drawn = random.nextInt(200);
+                // Every third seed's first producer writes nothing on purpose (reliability row 19).
+                int records = p == 0 && seed % 3 == 0 ? 0 : drawn;
+                Stream stream = ShuffleHarness.randomStream(random, n, records, pageSize);
                 streams.add(stream);
                 partitions.add(ShuffleHarness.write(worker, kind, "p" + p, n, stream));
             }
