@@ -8,6 +8,8 @@ import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import java.lang.System.Logger.Level;
+import java.util.Arrays;
+import java.util.function.IntPredicate;
 
 /**
  * Where failover meets scheduling: task events with attempt numbers in, restart decisions out. Ties
@@ -141,6 +143,10 @@ public final class FailoverHandler {
         for (int i = 0; i < tasks.numRegions(); i++) {
             attempt[tasks.region(i)]++;
         }
+        // Their partitions stop being available at the decision, not when it runs after its delay:
+        // the producers are cancelled now, and a restart that runs late (its regions taken over by
+        // a later decision that already ran) must not touch what their new attempts produced.
+        invalidateProduced(tasks);
         return new FailureHandling(
                 FailureHandling.Outcome.RESTART, decision.delayMillis(), tasks, decision.reason());
     }
@@ -157,15 +163,36 @@ public final class FailoverHandler {
     }
 
     /**
-     * Restarts the tasks of a RESTART decision after its delay: their partitions become
-     * unavailable, release counters re-arm, and the strategy redeploys the regions as soon as their
-     * inputs are consumable. O(the set's ranges × produced datasets + the strategy's work).
+     * Restarts the tasks of a RESTART decision after its delay (their partitions became unavailable
+     * at the decision): release counters re-arm, and the strategy redeploys the regions as soon as
+     * their inputs are consumable. O(the set's ranges × produced datasets + the strategy's work).
      *
      * @throws IllegalStateException if the outcome is not RESTART or the job has failed
      */
     public void restart(FailureHandling handling) {
+        restart(handling, region -> true);
+    }
+
+    /**
+     * {@link #restart(FailureHandling)} for the regions of the decision that {@code stillOwned}
+     * accepts: a region that a later decision also restarts is left to that decision (its producers
+     * may be pending that later restart; deploying it now would read them), as Flink restarts only
+     * the vertices not modified since the decision.
+     *
+     * @throws IllegalStateException if the outcome is not RESTART or the job has failed
+     */
+    public void restart(FailureHandling handling, IntPredicate stillOwned) {
         RestartSet tasks = handling.restartSet();
         checkState(!jobFailed, "the job has failed; nothing restarts");
+        int[] restarted = Arrays.stream(tasks.regions()).filter(stillOwned).toArray();
+        if (restarted.length > 0) {
+            release.onRegionsRestarted(restarted);
+            strategy.restartRegions(restarted);
+        }
+    }
+
+    /** The partitions {@code tasks} produce are no longer available. O(ranges × datasets). */
+    private void invalidateProduced(RestartSet tasks) {
         for (int i = 0; i < tasks.numRanges(); i++) {
             int v = tasks.rangeVertex(i);
             int low = tasks.rangeStart(i) - graph.firstTask(v);
@@ -175,9 +202,6 @@ public final class FailoverHandler {
                 tracker.onPartitionsInvalidated(first + low, first + high);
             }
         }
-        int[] restarted = tasks.regions();
-        release.onRegionsRestarted(restarted);
-        strategy.restartRegions(restarted);
     }
 
     /** Whether the back-off policy refused a restart. */

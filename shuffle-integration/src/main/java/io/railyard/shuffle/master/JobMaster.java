@@ -24,6 +24,7 @@ import io.railyard.topology.PartitionId;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.io.IOException;
+import java.util.IdentityHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -73,6 +74,12 @@ public final class JobMaster implements AutoCloseable {
     // scheduler's release tracking leaves to their producers, are released when their region
     // (producers and consumers alike) has finished.
     private final int[] unfinished;
+    // Per region: the number of the latest RESTART decision that includes it. A decision's restart
+    // after its delay restarts only the regions no later decision took over (see restart).
+    private final int[] latestDecision;
+    private int decisions;
+    private final IdentityHashMap<FailureHandling, Integer> pendingDecisions =
+            new IdentityHashMap<>();
 
     /**
      * The JobManager core of {@code graph}, run on {@code workers}; nothing is deployed until
@@ -100,6 +107,7 @@ public final class JobMaster implements AutoCloseable {
         this.placement = placement;
         this.cursor = regions.newTaskRangeCursor();
         this.unfinished = new int[regions.numRegions()];
+        this.latestDecision = new int[regions.numRegions()];
         for (int r = 0; r < unfinished.length; r++) {
             unfinished[r] = regions.numTasks(r);
         }
@@ -147,7 +155,14 @@ public final class JobMaster implements AutoCloseable {
         }
         FailureHandling handling = failover.onTaskFailed(task, attempt, lostPartition);
         switch (handling.outcome()) {
-            case RESTART -> stopRestarted(handling.restartSet());
+            case RESTART -> {
+                int decision = ++decisions;
+                for (int region : handling.restartSet().regions()) {
+                    latestDecision[region] = decision;
+                }
+                pendingDecisions.put(handling, decision);
+                stopRestarted(handling.restartSet());
+            }
             case FAIL_JOB -> cancelAll();
             case IGNORED -> {}
         }
@@ -168,13 +183,21 @@ public final class JobMaster implements AutoCloseable {
 
     /**
      * Runs a RESTART decision after its delay: the regions are redeployed as soon as their inputs
-     * are consumable.
+     * are consumable. A region that a later decision also restarts is left to that decision (its
+     * producers may still be waiting for that later restart, unplaced), as Flink restarts only the
+     * vertices not modified since the decision.
      *
      * @throws IllegalStateException if the outcome is not RESTART or the job has failed
      * @throws IOException if deploying failed
      */
     public void restart(FailureHandling handling) throws IOException {
-        failover.restart(handling);
+        Integer decision = pendingDecisions.remove(handling);
+        if (decision == null) {
+            failover.restart(handling);
+        } else {
+            int own = decision;
+            failover.restart(handling, region -> latestDecision[region] == own);
+        }
         afterEvent();
     }
 

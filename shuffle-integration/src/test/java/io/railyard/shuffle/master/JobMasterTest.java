@@ -161,6 +161,34 @@ class JobMasterTest {
         }
     }
 
+    /**
+     * Two decisions before either restart runs: the first (a sink) is taken over by the second (a
+     * lost partition: its producer and every sink). The first restart must not deploy the sink
+     * while its producer is cancelled and unplaced, waiting for the second (found by the engine's
+     * property test: the descriptor named worker -1).
+     */
+    @Test
+    void aRestartTakenOverByALaterDecision_leavesItsRegionsToThatDecision() throws IOException {
+        JobMaster master = master(twoVertices(ResultPartitionType.BLOCKING), retries());
+        master.start();
+        for (int source = 0; source < P; source++) {
+            master.onTaskFinished(source, 0);
+        }
+        FailureHandling sinkFailed = master.onTaskFailed(5, 0, null);
+        FailureHandling partitionLost = master.onTaskFailed(6, 0, new PartitionId(2, 0));
+        assertThat(partitionLost.restartSet().contains(5)).as("taken over").isTrue();
+        gateway.clear();
+
+        master.restart(sinkFailed);
+
+        assertThat(gateway.tasks()).as("nothing of the first decision is left to deploy").isEmpty();
+        master.restart(partitionLost);
+        assertThat(gateway.tasks()).containsExactly(2);
+        master.onTaskFinished(2, 1);
+        assertThat(gateway.tasks()).containsExactly(2, 4, 5, 6, 7);
+        assertThat(master.attempt(5)).isEqualTo(2);
+    }
+
     @Test
     void anOlderAttemptsPartition_isNotReportedLost() throws IOException {
         JobMaster master = master(twoVertices(ResultPartitionType.BLOCKING), retries());
