@@ -90,6 +90,37 @@ class FailoverHandlerTest {
         assertThat(handler.attempt(graph.task(1, 1))).isZero();
     }
 
+    /**
+     * A restart whose regions a later decision took over restarts only what it still owns: here
+     * nothing, since the lost partition's decision includes the failed sink (b#0's partition is
+     * lost and a's were released once b finished, so everything reruns); the later restart
+     * redeploys the sources, and the sinks once each after b finished again.
+     */
+    @Test
+    void aRestartRestartsOnlyTheRegionsItStillOwns() {
+        JobGraph graph = chain();
+        FailoverHandler handler = handler(graph, RestartBackoffPolicy.fixedDelay(5, Duration.ZERO));
+        finishAll(handler, graph, "a");
+        finishAll(handler, graph, "b");
+        int c0 = graph.task(2, 0);
+        int c1 = graph.task(2, 1);
+        deployer.takeDeployed();
+        FailureHandling sinkFailed = handler.onTaskFailed(c0, 0, -1);
+        FailureHandling partitionLost = handler.onTaskFailed(c1, 0, graph.firstPartition(1));
+        assertThat(partitionLost.restartSet().contains(c0)).as("taken over").isTrue();
+
+        handler.restart(sinkFailed, region -> !partitionLost.restartSet().contains(c0));
+
+        assertThat(deployer.takeDeployed()).as("c#0 is left to the later decision").isEmpty();
+        handler.restart(partitionLost);
+        assertThat(deployer.takeDeployed()).as("the sources; the rest waits").hasSize(2);
+        finishAll(handler, graph, "a");
+        finishAll(handler, graph, "b");
+        assertThat(deployer.takeDeployed()).as("b, then both sinks, once each").hasSize(4);
+        assertThat(handler.attempt(c0)).isEqualTo(2);
+        assertThat(handler.attempt(c1)).isEqualTo(1);
+    }
+
     @Test
     void staleFinishedEvent_isIgnored_andChangesNothing() {
         JobGraph graph = chain();
