@@ -2,6 +2,7 @@ package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.common.math.IntMath;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.JobResult;
@@ -11,6 +12,7 @@ import io.railyard.shuffle.local.TaskCode;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.RoundingMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -65,8 +67,8 @@ public final class TimeToRunning implements AutoCloseable {
         checkArgument(parallelism >= 1, "parallelism must be >= 1, was %s", parallelism);
         this.parallelism = parallelism;
         this.job = ReferenceJobs.Shape.PIPELINED.job(parallelism);
-        int slots = ceilDiv(2 * parallelism, WORKERS);
-        int gatesPerWorker = ceilDiv(parallelism, WORKERS);
+        int slots = IntMath.divide(2 * parallelism, WORKERS, RoundingMode.CEILING);
+        int gatesPerWorker = IntMath.divide(parallelism, WORKERS, RoundingMode.CEILING);
         int pagesPerWorker = gatesPerWorker * GATE_PAGES + slots * (WRITER_PAGES + 2) + 64;
         ShuffleOptions options =
                 ShuffleOptions.builder()
@@ -98,7 +100,8 @@ public final class TimeToRunning implements AutoCloseable {
     /**
      * Runs the job once; the milliseconds from the call until every task was running.
      *
-     * @throws IllegalStateException if the job did not finish, or not every task ran once
+     * @throws IllegalStateException if the job did not finish, left pages, files or partitions
+     *     behind, or not every task ran once
      */
     public double runOnce() {
         AtomicInteger notRunning = new AtomicInteger(2 * parallelism);
@@ -126,22 +129,16 @@ public final class TimeToRunning implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        if (result.state() != JobResult.State.FINISHED || notRunning.get() != 0) {
+        RailyardBatchJobs.check(result, Tally.ZERO); // FINISHED, nothing left behind
+        if (notRunning.get() != 0) {
             throw new IllegalStateException(
                     "the PIPELINED reference job at P = "
                             + parallelism
-                            + " ended "
-                            + result.state()
-                            + " with "
+                            + " finished with "
                             + notRunning.get()
-                            + " tasks never running",
-                    result.cause());
+                            + " tasks never running");
         }
         return (allRunningAt.get() - start) / 1e6;
-    }
-
-    private static int ceilDiv(int a, int b) {
-        return (a + b - 1) / b;
     }
 
     @Override
