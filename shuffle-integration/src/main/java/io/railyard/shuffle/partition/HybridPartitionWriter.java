@@ -8,27 +8,33 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The producer's side of a {@link HybridPartition}: records are collected in a sort buffer (memory
- * independent of the number of subpartitions) and sealed into regions that consumers can read at
- * once — when the buffer is full, on {@link #flush()}, and at {@link #finish()}.
+ * The producer's side of a {@link HybridPartition}: records become sealed regions that consumers
+ * can read at once. Two ways to seal, chosen by the number of subpartitions when the writer is
+ * created ({@link #create}):
+ *
+ * <ul>
+ *   <li>few subpartitions ({@link #lanesFit}): every lane (each subpartition and the broadcast
+ *       lane) writes its records straight into frames in a page of its own, and a full page is
+ *       published at once as a region of one section (a record is copied once; see {@link
+ *       LaneHybridWriter});
+ *   <li>otherwise: records are collected in a sort buffer (memory independent of the number of
+ *       subpartitions) and drained into a region when the buffer is full, on {@link #flush()}, and
+ *       at {@link #finish()} (see {@link SortHybridWriter}).
+ * </ul>
  *
  * <h2>Design notes</h2>
  *
  * <ul>
- *   <li>Memory: the guarantee is {@code sort-buffer-pages + 1 [+ 1 LZ4 scratch]} pages. A region is
- *       sealed into pages borrowed one at a time beyond it while the pool's pages in use stay below
- *       {@code shuffle.hybrid.memory-fraction} of all pages (and, if set, enough consumers are
- *       attached); the region is then <em>resident</em>. When a page cannot be borrowed, what the
- *       region holds so far is written to the data file, its pages go back, and the rest of the
- *       region is written as it is sealed, through the one guaranteed page: that region lives on
- *       disk only. Above the memory fraction the writer also asks the IO thread to move {@code
+ *   <li>Memory: the guarantee is {@code sort-buffer-pages + 1 [+ 1 LZ4 scratch]} pages. A region
+ *       stays in memory (<em>resident</em>) in pages borrowed beyond it while the pool's pages in
+ *       use stay below {@code shuffle.hybrid.memory-fraction} of all pages (and, if set, enough
+ *       consumers are attached); otherwise it is written to the data file and lives on disk only.
+ *       Above the memory fraction the writer also asks the IO thread to move {@code
  *       shuffle.hybrid.spill-fraction} of the partition's resident pages out of memory.
  *   <li>Full mode writes every resident region through to the data file right after it is published
  *       (consumers read it from memory meanwhile).
@@ -38,63 +44,43 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: owned by the producing task's thread.
  */
-public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridPartition> {
+public abstract sealed class HybridPartitionWriter extends AbstractPartitionWriter<HybridPartition>
+        permits SortHybridWriter, LaneHybridWriter {
     private final HybridPartition partition;
     private final NetworkBufferPool pool;
     private final BufferOwner owner;
     private final FileChannel data;
-    private final SortBuffer buffer;
-    private final LaneStream lane;
-    private final SortBuffer.SectionSink sink = this::section;
-    private final SortBuffer.Overflow overflow = new Overflow();
-    private final ByteBuffer slot;
     private final int memoryLimitPages;
     private final double spillFraction;
     private final int attachedForResidence;
-    private final List<Page> regionPages = new ArrayList<>();
-    private int[] pageStarts = new int[16];
-    private int[] sectionStart = new int[0];
-    private int sections;
-    private boolean regionBroadcast;
-    private boolean resident;
-    private boolean regionEnding;
-    private @Nullable Page filling;
-    private long regionFileOffset;
     private long dataEnd;
 
-    @SuppressWarnings("TooManyParameters") // built only by ShuffleWorker, which owns every part
-    HybridPartitionWriter(
+    /**
+     * The parts every hybrid writer is built from (only {@link ShuffleWorker} and tests build one).
+     */
+    record Parts(
             HybridPartition partition,
             ShuffleOptions options,
             NetworkBufferPool pool,
             List<Page> pages,
             FileChannel data,
             LongAdder workerBytesWritten,
-            LeftoverFiles leftovers) {
+            LeftoverFiles leftovers) {}
+
+    HybridPartitionWriter(Parts parts) {
         super(
-                partition.name(),
-                partition.id(),
-                partition.numSubpartitions(),
-                partition.owner(),
-                pages,
-                workerBytesWritten,
-                leftovers);
-        this.partition = partition;
-        this.pool = pool;
+                parts.partition().name(),
+                parts.partition().id(),
+                parts.partition().numSubpartitions(),
+                parts.partition().owner(),
+                parts.pages(),
+                parts.workerBytesWritten(),
+                parts.leftovers());
+        this.partition = parts.partition();
+        this.pool = parts.pool();
         this.owner = partition.owner();
-        this.data = data;
-        int pageSize = options.pageSizeBytes();
-        int sortPages = options.sortBufferPages();
-        ByteBuffer[] arena = new ByteBuffer[sortPages];
-        for (int i = 0; i < sortPages; i++) {
-            arena[i] = pages.get(i).buffer();
-        }
-        this.buffer = new SortBuffer(arena, pageSize, partition.numSubpartitions());
-        this.slot = pages.get(sortPages).buffer();
-        FrameCodec codec = new FrameCodec(options);
-        @Nullable ByteBuffer scratch =
-                codec.compresses() ? pages.get(sortPages + 1).buffer() : null;
-        this.lane = new LaneStream(codec, scratch, this::writePage, slot);
+        this.data = parts.data();
+        ShuffleOptions options = parts.options();
         this.memoryLimitPages =
                 (int) Math.floor(options.hybridMemoryFraction() * pool.totalPages());
         this.spillFraction = options.hybridSpillFraction();
@@ -105,6 +91,35 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
                                         * partition.numSubpartitions());
     }
 
+    /**
+     * The writer for {@code parts}: straight into lane pages when {@link #lanesFit} and {@code
+     * lanes}, else through the sort buffer.
+     */
+    static HybridPartitionWriter create(Parts parts, boolean lanes) {
+        return lanes && lanesFit(parts.options(), parts.partition().numSubpartitions())
+                ? new LaneHybridWriter(parts)
+                : new SortHybridWriter(parts);
+    }
+
+    /** The writer for {@code parts}, as the worker chooses it. */
+    static HybridPartitionWriter create(Parts parts) {
+        return create(parts, preferLanes(parts.options(), parts.partition().numSubpartitions()));
+    }
+
+    /** Whether a lane writer can serve {@code numSubpartitions}: a sort page for every lane. */
+    static boolean lanesFit(ShuffleOptions options, int numSubpartitions) {
+        return numSubpartitions + 1L <= options.sortBufferPages();
+    }
+
+    /**
+     * Whether the worker writes {@code numSubpartitions} through lanes: when every lane has a page
+     * and as many are left (as {@link LanePartitionWriter#fits} decides for blocking partitions).
+     * Beyond that a region per page would make each reader step over many other lanes' regions.
+     */
+    static boolean preferLanes(ShuffleOptions options, int numSubpartitions) {
+        return 2 * (numSubpartitions + 1L) <= options.sortBufferPages();
+    }
+
     /** Pages a writer holds: its guarantee. */
     static int pagesNeeded(ShuffleOptions options) {
         return options.sortBufferPages()
@@ -113,47 +128,28 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
     }
 
     /** The partition, readable from now on (consumers may attach before any record). */
-    public HybridPartition partition() {
+    public final HybridPartition partition() {
         return partition;
     }
 
     /**
-     * Seals what is buffered as a region now, so that consumers can read it (a producer that wants
+     * Seals what is buffered as regions now, so that consumers can read it (a producer that wants
      * low latency calls this periodically). O(buffered bytes + subpartitions).
      *
      * @throws PartitionWriteException if writing failed (the partition is failed and lost)
      */
-    public void flush() throws IOException {
+    public final void flush() throws IOException {
         guarded(this::sealBuffered);
     }
 
-    @Override
-    void append(ByteBuffer record, int subpartition) throws IOException {
-        buffer.append(record, subpartition, overflow);
-    }
+    /** Seals everything written so far into published regions. */
+    abstract void sealBuffered() throws IOException;
+
+    /** Gives back pages the writer holds beyond its working pages (it is being discarded). */
+    abstract void discardWorking();
 
     @Override
-    void appendBroadcast(ByteBuffer record) throws IOException {
-        buffer.append(record, FrameCodec.BROADCAST_LANE, overflow);
-    }
-
-    /** When a record does not fit the buffer: seal what it holds; a huge record is sealed alone. */
-    private final class Overflow implements SortBuffer.Overflow {
-        @Override
-        public void spill() throws IOException {
-            sealBuffered();
-        }
-
-        @Override
-        public void writeAlone(ByteBuffer record, int recordLane) throws IOException {
-            beginRegion(recordLane == FrameCodec.BROADCAST_LANE);
-            buffer.drainAlone(record, recordLane, lane, sink);
-            endRegion();
-        }
-    }
-
-    @Override
-    HybridPartition complete() throws IOException {
+    final HybridPartition complete() throws IOException {
         sealBuffered();
         data.close();
         partition.finishProducing();
@@ -161,31 +157,23 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
     }
 
     @Override
-    List<Path> files() {
+    final List<Path> files() {
         return partition.files();
     }
 
     @Override
-    Path fileInProgress() {
+    final Path fileInProgress() {
         return partition.dataFile();
     }
 
     @Override
-    void closeFiles() throws IOException {
+    final void closeFiles() throws IOException {
         data.close();
     }
 
     @Override
-    void discarding(@Nullable Throwable propagating) {
-        Page current = filling;
-        filling = null;
-        for (Page page : regionPages) {
-            owner.recycle(page);
-        }
-        regionPages.clear();
-        if (current != null) {
-            owner.recycle(current);
-        }
+    final void discarding(@Nullable Throwable propagating) {
+        discardWorking();
         partition.writerFailed(
                 propagating == null
                         ? "the producer abandoned it before finishing"
@@ -195,100 +183,37 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
     }
 
     @Override
-    void ownerDone(BufferOwner writerOwner, boolean finished) {
+    final void ownerDone(BufferOwner writerOwner, boolean finished) {
         if (finished) {
             writerOwner.lowerGuarantee(0);
         }
         partition.writerDone();
     }
 
-    private void sealBuffered() throws IOException {
-        if (!buffer.isEmpty()) {
-            beginRegion(buffer.isBroadcast());
-            buffer.drain(lane, sink);
-            endRegion();
-        }
+    // ---- for the two ways to seal ----
+
+    final BufferOwner owner() {
+        return owner;
     }
 
-    // ---- one region ----
-
-    private void beginRegion(boolean broadcast) {
-        regionBroadcast = broadcast;
-        sectionStart = new int[broadcast ? 2 : partition.numSubpartitions() + 1];
-        sections = 0;
-        regionPages.clear();
-        resident = false;
-        regionFileOffset = dataEnd;
-        if (partition.attachedReaders() >= attachedForResidence) {
-            Page first = borrow();
-            if (first != null) {
-                resident = true;
-                filling = first;
-                lane.switchPage(first.buffer());
-            }
-        }
+    /** The data file's length so far: where the next region written to it starts. */
+    final long dataEnd() {
+        return dataEnd;
     }
 
-    /** {@link SortBuffer.SectionSink}: the section of {@code sectionLane} ended. */
-    private void section(int sectionLane, long bytes) throws IOException {
-        long end = (long) sectionStart[sections] + bytes;
-        if (end > Integer.MAX_VALUE) {
-            throw new IOException("a hybrid region of " + end + " bytes exceeds 2 GiB - 1");
-        }
-        sectionStart[++sections] = (int) end;
+    /** Whether a new region may stay in memory: enough consumers are attached. */
+    final boolean mayStayResident() {
+        return partition.attachedReaders() >= attachedForResidence;
     }
 
     /**
-     * {@link LaneStream.FrameOutput}: a page of sealed frames. Resident: it joins the region and a
-     * fresh page is borrowed (if none can be, the region moves to disk); else it is written.
+     * Publishes a region held by {@code pages} (page {@code i} holding stream bytes {@code
+     * [starts[i], starts[i + 1])}) and, in full mode, writes it through to the data file. The pages
+     * go to the partition (or back to the pool if it is lost).
      */
-    private ByteBuffer writePage(ByteBuffer page) throws IOException {
-        if (!resident) {
-            writeData(page);
-            return page;
-        }
-        Page full = java.util.Objects.requireNonNull(filling);
-        filling = null;
-        addRegionPage(full, page.limit());
-        if (regionEnding) {
-            return slot;
-        }
-        Page next = borrow();
-        if (next == null) {
-            moveToDisk();
-            return slot;
-        }
-        filling = next;
-        return next.buffer();
-    }
-
-    private void endRegion() throws IOException {
-        regionEnding = true;
-        try {
-            lane.drain();
-        } finally {
-            regionEnding = false;
-        }
-        if (resident) {
-            Page unused = filling; // borrowed for frames that did not come: the region ended
-            filling = null;
-            if (unused != null) {
-                lane.switchPage(slot);
-                owner.recycle(unused);
-            }
-            publishResident();
-        } else {
-            HybridRegion region = new HybridRegion(regionBroadcast, sectionStart, null, null);
-            region.fileOffset = regionFileOffset;
-            publishOrLose(region);
-        }
-    }
-
-    private void publishResident() throws IOException {
-        Page[] pages = regionPages.toArray(new Page[0]);
-        int[] starts = Arrays.copyOf(pageStarts, pages.length + 1);
-        regionPages.clear();
-        HybridRegion region = new HybridRegion(regionBroadcast, sectionStart, pages, starts);
+    final void publishResident(boolean broadcast, int[] sectionStart, Page[] pages, int[] starts)
+            throws IOException {
+        HybridRegion region = new HybridRegion(broadcast, sectionStart, pages, starts);
         boolean full = partition.mode() == HybridPartition.Mode.FULL;
         region.writing = full;
         if (!partition.publish(region)) {
@@ -310,47 +235,18 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
         }
     }
 
-    private void publishOrLose(HybridRegion region) throws PartitionLostException {
+    /** Publishes a region written to the data file at {@code fileOffset} only. */
+    final void publishOnDisk(boolean broadcast, int[] sectionStart, long fileOffset)
+            throws PartitionLostException {
+        HybridRegion region = new HybridRegion(broadcast, sectionStart, null, null);
+        region.fileOffset = fileOffset;
         if (!partition.publish(region)) {
             throw lost();
         }
     }
 
-    private PartitionLostException lost() {
-        PartitionLostException lost = partition.lostException();
-        return lost != null
-                ? lost
-                : new PartitionLostException(
-                        partition.name(), partition.id(), "the partition is lost", null);
-    }
-
-    private void addRegionPage(Page page, int bytes) {
-        int index = regionPages.size();
-        if (index + 1 >= pageStarts.length) {
-            pageStarts = Arrays.copyOf(pageStarts, pageStarts.length * 2);
-        }
-        if (index == 0) {
-            pageStarts[0] = 0;
-        }
-        pageStarts[index + 1] = pageStarts[index] + bytes;
-        regionPages.add(page);
-    }
-
-    /** The region cannot stay in memory: what it holds goes to the data file, its pages back. */
-    private void moveToDisk() throws IOException {
-        for (int i = 0; i < regionPages.size(); i++) {
-            ByteBuffer page = regionPages.get(i).buffer();
-            page.limit(pageStarts[i + 1] - pageStarts[i]).position(0);
-            writeData(page);
-        }
-        for (Page page : regionPages) {
-            owner.recycle(page);
-        }
-        regionPages.clear();
-        resident = false;
-    }
-
-    private void writeData(ByteBuffer page) throws IOException {
+    /** Appends {@code page[position, limit)} to the data file. */
+    final void writeData(ByteBuffer page) throws IOException {
         long written = 0;
         while (page.hasRemaining()) {
             written += data.write(page);
@@ -363,7 +259,7 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
      * A page beyond the guarantee, or null: when the pool is at the memory fraction (the IO thread
      * is then asked to free some of this partition's resident pages) or cannot lend.
      */
-    private @Nullable Page borrow() {
+    final @Nullable Page borrow() {
         if (pool.pagesInUse() >= memoryLimitPages) {
             int resident = partition.residentPages();
             if (resident > 0) {
@@ -372,5 +268,13 @@ public final class HybridPartitionWriter extends AbstractPartitionWriter<HybridP
             return null;
         }
         return owner.tryRequest();
+    }
+
+    private PartitionLostException lost() {
+        PartitionLostException lost = partition.lostException();
+        return lost != null
+                ? lost
+                : new PartitionLostException(
+                        partition.name(), partition.id(), "the partition is lost", null);
     }
 }

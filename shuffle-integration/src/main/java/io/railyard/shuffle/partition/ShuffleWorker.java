@@ -250,8 +250,9 @@ public final class ShuffleWorker implements AutoCloseable {
                             hybrid,
                             leftovers);
             revocation.partition = partition;
-            return new HybridPartitionWriter(
-                    partition, options, pool, taken, files[0], bytesWritten, leftovers);
+            return HybridPartitionWriter.create(
+                    new HybridPartitionWriter.Parts(
+                            partition, options, pool, taken, files[0], bytesWritten, leftovers));
         } catch (IOException | RuntimeException e) {
             undo(owner, taken, files, created, e);
             throw e;

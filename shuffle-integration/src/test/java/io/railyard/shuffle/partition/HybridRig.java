@@ -52,7 +52,22 @@ final class HybridRig implements AutoCloseable {
     private final Revocations revocations = new Revocations();
     private final HookedChannel data;
 
+    /** A rig whose writer is the one the worker would choose. */
     HybridRig(Path dir, ShuffleOptions options, int numSubpartitions, Mode mode)
+            throws IOException {
+        this(dir, options, numSubpartitions, mode, null);
+    }
+
+    /**
+     * A rig whose writer writes through lanes ({@code lanes}, where they fit) or the sort buffer;
+     * null: the worker's choice.
+     */
+    HybridRig(
+            Path dir,
+            ShuffleOptions options,
+            int numSubpartitions,
+            Mode mode,
+            @Nullable Boolean lanes)
             throws IOException {
         this.options = options;
         this.pool = new NetworkBufferPool(options);
@@ -85,9 +100,13 @@ final class HybridRig implements AutoCloseable {
                         new HybridCounters(),
                         leftovers);
         revocations.partition = partition;
-        this.writer =
-                new HybridPartitionWriter(
+        HybridPartitionWriter.Parts parts =
+                new HybridPartitionWriter.Parts(
                         partition, options, pool, taken, data, new LongAdder(), leftovers);
+        this.writer =
+                lanes == null
+                        ? HybridPartitionWriter.create(parts)
+                        : HybridPartitionWriter.create(parts, lanes);
     }
 
     /** Options with small pages, for rigs built by hand; the caller sets the budget. */

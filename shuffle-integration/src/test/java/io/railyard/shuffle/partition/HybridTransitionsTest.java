@@ -49,7 +49,72 @@ class HybridTransitionsTest {
                         .totalPages(totalPages)
                         .hybridMemoryFraction(1)
                         .build();
-        return new HybridRig(dir, options, n, mode);
+        return new HybridRig(dir, options, n, mode, false); // the sort writer's regions
+    }
+
+    /** A rig whose writer writes through lanes (sort-buffer-pages 4: up to 3 subpartitions). */
+    private HybridRig laneRig(Mode mode, int n, int totalPages) throws IOException {
+        ShuffleOptions options =
+                HybridRig.options(PAGE, 4).totalPages(totalPages).hybridMemoryFraction(1).build();
+        HybridRig rig = new HybridRig(dir, options, n, mode, true);
+        assertThat(rig.writer).isInstanceOf(LaneHybridWriter.class);
+        return rig;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aLaneWriterPublishesEveryFullPage_soItsReaderReadsBeforeAnyFlush(Mode mode)
+            throws Exception {
+        int n = 2;
+        try (HybridRig rig = laneRig(mode, n, 256)) {
+            Records records = new Records(n);
+            for (int i = 0; i < 8; i++) {
+                records.emit(rig.writer, 0, 100); // 808 B: frames of 232 B fill 3 pages
+            }
+            assertThat(rig.partition.regionCount()).as("a region per full page").isEqualTo(3);
+            TestReader first = rig.attach(0);
+            assertThat(first.readAll()).isEqualTo(Where.WAIT);
+            assertThat(first.records)
+                    .as("whole records in full pages, before any flush")
+                    .hasSize(6);
+            records.emit(rig.writer, 1, 30);
+            records.broadcast(rig.writer, 40); // publishes both lanes' open pages first
+            records.emit(rig.writer, 0, 20);
+            rig.writer.finish();
+            assertThat(first.readAll()).isEqualTo(Where.END);
+            records.assertReceived(first);
+            first.detach(true);
+            TestReader second = rig.attach(1);
+            assertThat(second.readAll()).isEqualTo(Where.END);
+            records.assertReceived(second);
+            second.detach(true);
+            HybridStats stats = rig.partition.stats();
+            assertThat(stats.bytesReadFromDisk()).as("everything read from memory").isZero();
+            assertThat(stats.bytesWrittenToDisk())
+                    .isEqualTo(mode == Mode.FULL ? stats.bytesProduced() : 0);
+            releaseAndCheck(rig);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aLaneWriterThatCannotBorrow_writesEachFullPageToDisk(Mode mode) throws Exception {
+        int n = 3;
+        int writerPages = HybridPartitionWriter.pagesNeeded(HybridRig.options(PAGE, 4).build());
+        try (HybridRig rig = laneRig(mode, n, writerPages)) { // no page to borrow
+            Records records = new Records(n);
+            records.random(rig.writer, 60, true);
+            TestReader reader = rig.attach(2);
+            rig.writer.finish();
+            assertThat(reader.readAll()).isEqualTo(Where.END);
+            records.assertReceived(reader);
+            reader.detach(true);
+            HybridStats stats = rig.partition.stats();
+            assertThat(stats.peakResidentPages()).as("nothing resident").isZero();
+            assertThat(stats.bytesWrittenToDisk()).isEqualTo(stats.bytesProduced());
+            assertThat(stats.bytesReadFromDisk()).isPositive();
+            releaseAndCheck(rig);
+        }
     }
 
     @ParameterizedTest
