@@ -40,11 +40,13 @@ import org.jspecify.annotations.Nullable;
  *       Progress#slotsBusy}) and the most at once per job ({@link JobResult#maxSlotsBusy}).
  *   <li>Partitions by type: BLOCKING is sort-based (or hash-based, {@link BlockingShuffle});
  *       HYBRID_FULL and HYBRID_SELECTIVE are hybrid partitions; PIPELINED and PIPELINED_BOUNDED are
- *       hybrid-selective partitions for now (consumers read from memory while the producer writes;
- *       under memory pressure they spill instead of blocking the producer, unlike Flink's bounded
- *       pipelined partitions). Hybrid and pipelined partitions exist from the producer's
- *       deployment, so a consumer deployed after it always finds them; a blocking partition exists
- *       once its producer finished.
+ *       in-memory bounded partitions ({@link
+ *       io.railyard.shuffle.partition.HybridPartition.Mode#PIPELINED}: consumers read from memory
+ *       while the producer writes, and the producer waits once its bound of unconsumed pages is
+ *       reached while all its consumers read; it spills only under pool pressure or while a
+ *       consumer has no slot yet, so too few slots never deadlock). Hybrid and pipelined partitions
+ *       exist from the producer's deployment, so a consumer deployed after it always finds them; a
+ *       blocking partition exists once its producer finished.
  *   <li>A consumer reads every partition of its consumed groups in-process, through its own
  *       worker's IO thread and pages, wherever the partition was written (one machine).
  *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.

@@ -145,7 +145,8 @@ final class TaskRun implements Runnable, TaskContext {
         return switch (type) {
             case BLOCKING -> null;
             case HYBRID_FULL -> HybridPartition.Mode.FULL;
-            case HYBRID_SELECTIVE, PIPELINED, PIPELINED_BOUNDED -> HybridPartition.Mode.SELECTIVE;
+            case HYBRID_SELECTIVE -> HybridPartition.Mode.SELECTIVE;
+            case PIPELINED, PIPELINED_BOUNDED -> HybridPartition.Mode.PIPELINED;
         };
     }
 

@@ -67,6 +67,43 @@ final class HybridFiles {
     }
 
     /**
+     * Points {@code reader} at byte {@code reader.offset} of {@code section} of {@code region} on
+     * disk: in the data file, or in the spill file.
+     *
+     * @throws IllegalStateException if that byte is on neither (a broken invariant)
+     */
+    void pointAtDisk(HybridReader reader, HybridRegion region, int section, String partition)
+            throws IOException {
+        reader.memory = null;
+        if (region.fileOffset >= 0) {
+            reader.file = dataForRead();
+            reader.path = dataFile;
+            reader.position = region.fileOffset + region.sectionStart[section] + reader.offset;
+            return;
+        }
+        long[] spilled = region.spillOffset;
+        int[] from = region.spillFrom;
+        if (spilled == null
+                || from == null
+                || spilled[section] < 0
+                || reader.offset < from[section]) {
+            throw new IllegalStateException(
+                    "hybrid partition '"
+                            + partition
+                            + "': byte "
+                            + reader.offset
+                            + " of section "
+                            + section
+                            + " of region "
+                            + region.index
+                            + " is neither in memory nor on disk");
+        }
+        reader.file = spillForRead();
+        reader.path = spillFile;
+        reader.position = spilled[section] + (reader.offset - from[section]);
+    }
+
+    /**
      * Appends region stream bytes {@code [from[i] + start of section i, end of section i)} of each
      * section with {@code from[i] >= 0} to the spill file; returns where each went (-1 where
      * nothing). Returns the offsets and adds the bytes written to {@code written[0]}.

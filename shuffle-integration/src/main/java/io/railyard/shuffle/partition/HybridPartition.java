@@ -4,10 +4,12 @@ import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -64,8 +66,24 @@ public final class HybridPartition extends ResultPartition {
          * Only data under memory pressure goes to disk, and never data already consumed; each
          * subpartition can be read once (Flink's {@code HYBRID_SELECTIVE}).
          */
-        SELECTIVE
+        SELECTIVE,
+        /**
+         * An in-memory bounded pipelined partition (Flink's {@code PIPELINED_BOUNDED}): read once,
+         * as selective, but the producer waits as soon as the partition holds its bound of
+         * unconsumed pages ({@link HybridPartitionWriter#pipelinedBoundPages}) instead of spilling
+         * — backpressure. While some consumer has not attached yet, it waits for room at most
+         * {@link #ABSENT_CONSUMER_WAIT_MILLIS} ms in all, then goes on as selective (the consumer's
+         * task may have no slot until this producer ends: waiting could last for ever). Data goes
+         * to disk only then, or as selective data does under pool pressure.
+         */
+        PIPELINED
     }
+
+    /**
+     * How long in all a pipelined producer waits for room while some consumer has not attached yet
+     * (a consumer with a slot attaches within milliseconds of its deployment).
+     */
+    public static final long ABSENT_CONSUMER_WAIT_MILLIS = 200;
 
     private final Mode mode;
     private final HybridFiles files;
@@ -80,6 +98,10 @@ public final class HybridPartition extends ResultPartition {
     private final HybridProgress progress;
     private final List<HybridReader> waiting = new ArrayList<>();
     private int attachedNow;
+    private int subpartitionsAttached;
+    private int backpressureWaits;
+    private boolean writerWaiting;
+    private long absentWaitLeftNanos = TimeUnit.MILLISECONDS.toNanos(ABSENT_CONSUMER_WAIT_MILLIS);
     private boolean finished;
     private boolean writerDone;
     private boolean released;
@@ -117,9 +139,14 @@ public final class HybridPartition extends ResultPartition {
         this.progress = new HybridProgress(numSubpartitions);
     }
 
-    /** Full or selective. */
+    /** Full, selective or pipelined. */
     public Mode mode() {
         return mode;
+    }
+
+    /** Whether each subpartition can be read only once (selective and pipelined). */
+    private boolean readOnce() {
+        return mode != Mode.FULL;
     }
 
     @Override
@@ -191,6 +218,52 @@ public final class HybridPartition extends ResultPartition {
     /** Resident pages now. */
     synchronized int residentPages() {
         return residentPages;
+    }
+
+    /**
+     * Pipelined: waits while the partition holds at least {@code bound} resident pages — for as
+     * long as it takes while every subpartition has a consumer attached (consumption makes room),
+     * else for what is left of {@link #ABSENT_CONSUMER_WAIT_MILLIS}. Returns at once for the other
+     * modes, or once the partition is lost. Woken when pages are dropped. The producer's thread.
+     *
+     * @throws InterruptedIOException if interrupted while waiting
+     */
+    void awaitRoom(int bound) throws InterruptedIOException {
+        if (mode != Mode.PIPELINED) {
+            return;
+        }
+        synchronized (this) {
+            while (lostReason == null && residentPages >= bound) {
+                boolean everyone = subpartitionsAttached == numSubpartitions();
+                if (!everyone && absentWaitLeftNanos <= 0) {
+                    return; // a consumer without a slot: go on as selective
+                }
+                writerWaiting = true;
+                backpressureWaits++;
+                long start = System.nanoTime();
+                try {
+                    if (everyone) {
+                        wait();
+                    } else {
+                        TimeUnit.NANOSECONDS.timedWait(this, absentWaitLeftNanos);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException(
+                            "interrupted while '" + name() + "' waited for its consumers");
+                } finally {
+                    writerWaiting = false;
+                    if (!everyone) {
+                        absentWaitLeftNanos -= System.nanoTime() - start;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Times the pipelined producer waited for its consumers (tests). */
+    synchronized int backpressureWaits() {
+        return backpressureWaits;
     }
 
     /** Readers attached now. */
@@ -317,18 +390,23 @@ public final class HybridPartition extends ResultPartition {
         checkSubpartition(subpartition);
         synchronized (this) {
             checkNotLostLocked();
-            if (!progress.attach(subpartition) && mode == Mode.SELECTIVE) {
+            boolean first = progress.attach(subpartition);
+            if (!first && readOnce()) {
                 throw new PartitionLostException(
                         name(),
                         id(),
                         "subpartition "
                                 + subpartition
-                                + " of this hybrid-selective partition was read before and its"
-                                + " data is gone (selective spilling keeps consumed data nowhere);"
-                                + " the producer must run again",
+                                + " of this "
+                                + (mode == Mode.PIPELINED ? "pipelined" : "hybrid-selective")
+                                + " partition was read before and its data is gone (consumed"
+                                + " data is kept nowhere); the producer must run again",
                         null);
             }
             attachedNow++;
+            if (first) {
+                subpartitionsAttached++;
+            }
         }
         return new HybridReader(this, subpartition);
     }
@@ -378,40 +456,9 @@ public final class HybridPartition extends ResultPartition {
                 reader.streamAt = region.sectionStart[section] + reader.offset;
                 return HybridReader.Where.MEMORY;
             }
-            pointAtDisk(reader, region, section);
+            files.pointAtDisk(reader, region, section, name());
             return HybridReader.Where.DISK;
         }
-    }
-
-    private void pointAtDisk(HybridReader reader, HybridRegion region, int section)
-            throws IOException {
-        reader.memory = null;
-        if (region.fileOffset >= 0) {
-            reader.file = files.dataForRead();
-            reader.path = files.dataFile();
-            reader.position = region.fileOffset + region.sectionStart[section] + reader.offset;
-            return;
-        }
-        long[] spilled = region.spillOffset;
-        int[] from = region.spillFrom;
-        if (spilled == null
-                || from == null
-                || spilled[section] < 0
-                || reader.offset < from[section]) {
-            throw new IllegalStateException(
-                    "hybrid partition '"
-                            + name()
-                            + "': byte "
-                            + reader.offset
-                            + " of section "
-                            + section
-                            + " of region "
-                            + region.index
-                            + " is neither in memory nor on disk");
-        }
-        reader.file = files.spillForRead();
-        reader.path = files.spillFile();
-        reader.position = spilled[section] + (reader.offset - from[section]);
     }
 
     /**
@@ -459,7 +506,7 @@ public final class HybridPartition extends ResultPartition {
             }
             attachedNow--;
             int s = reader.subpartition;
-            if (!completed && mode == Mode.SELECTIVE) {
+            if (!completed && readOnce()) {
                 int first = progress.abandon(s);
                 for (int r = Math.max(0, first); first >= 0 && r < regions.size(); r++) {
                     passRegionLocked(regions.get(r), s, drop);
@@ -489,65 +536,7 @@ public final class HybridPartition extends ResultPartition {
      * regions are on disk once written; no reader position lies past its section.
      */
     synchronized void checkInvariants() {
-        int resident = 0;
-        for (HybridRegion region : regions) {
-            check(region.pins >= 0, "region %s has %s pins", region.index, region.pins);
-            resident += region.residentPages();
-            int need = 0;
-            for (int s = 0; s < progress.size(); s++) {
-                if (progress.needs(s, region)) {
-                    need++;
-                    if (lostReason == null) {
-                        int section = region.section(s);
-                        int from = progress.neededFrom(s, region);
-                        check(
-                                from <= region.sectionLength(section),
-                                "subpartition %s is at byte %s of a %s-byte section",
-                                s,
-                                from,
-                                region.sectionLength(section));
-                        check(
-                                region.pages != null
-                                        || from == region.sectionLength(section)
-                                        || region.onDisk(section, from),
-                                "byte %s of section %s of region %s is neither in memory nor on"
-                                        + " disk",
-                                from,
-                                section,
-                                region.index);
-                    }
-                }
-            }
-            check(
-                    region.readersLeft == need,
-                    "region %s counts %s readers, %s still need it",
-                    region.index,
-                    region.readersLeft,
-                    need);
-            check(
-                    need > 0 || region.pages == null || region.pins > 0 || region.writing,
-                    "region %s is read by everyone but holds %s pages",
-                    region.index,
-                    region.residentPages());
-            check(
-                    mode != Mode.FULL
-                            || region.writing
-                            || region.fileOffset >= 0
-                            || lostReason != null, // a failed write-through leaves it nowhere
-                    "full-mode region %s is not on disk",
-                    region.index);
-            check(
-                    mode != Mode.SELECTIVE || region.fileOffset < 0 || region.pageStart == null,
-                    "selective region %s was resident and yet written whole",
-                    region.index);
-        }
-        check(resident == residentPages, "resident %s != %s", residentPages, resident);
-    }
-
-    private static void check(boolean condition, String message, Object... args) {
-        if (!condition) {
-            throw new IllegalStateException(String.format(java.util.Locale.ROOT, message, args));
-        }
+        HybridInvariants.check(regions, progress, mode, lostReason != null, residentPages);
     }
 
     // ---- under the lock ----
@@ -587,6 +576,9 @@ public final class HybridPartition extends ResultPartition {
         region.pages = null;
         region.dropWhenIdle = false;
         residentPages -= pages.length;
+        if (writerWaiting) {
+            notifyAll(); // room for a pipelined producer
+        }
         worker.noteResident(-pages.length);
         return List.of(pages);
     }
@@ -621,6 +613,9 @@ public final class HybridPartition extends ResultPartition {
         if (lostReason == null) {
             lostReason = reason;
             lostCause = cause;
+        }
+        if (writerWaiting) {
+            notifyAll(); // a pipelined producer waits no more: it fails at once
         }
     }
 
@@ -680,9 +675,7 @@ public final class HybridPartition extends ResultPartition {
             for (int r = regions.size() - 1; r >= 0 && freed < pages; r--) {
                 HybridRegion region = regions.get(r);
                 boolean busy = region.pins > 0 || region.writing;
-                if (region.pages == null
-                        || region.dropWhenIdle
-                        || (busy && mode == Mode.SELECTIVE)) {
+                if (region.pages == null || region.dropWhenIdle || (busy && readOnce())) {
                     continue;
                 }
                 freed += region.residentPages();

@@ -5,6 +5,7 @@ import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -53,6 +54,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     private final int memoryLimitPages;
     private final double spillFraction;
     private final int attachedForResidence;
+    private final int pipelinedBound;
     private long dataEnd;
 
     /**
@@ -84,6 +86,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
         this.memoryLimitPages =
                 (int) Math.floor(options.hybridMemoryFraction() * pool.totalPages());
         this.spillFraction = options.hybridSpillFraction();
+        this.pipelinedBound = pipelinedBoundPages(options);
         this.attachedForResidence =
                 (int)
                         Math.ceil(
@@ -118,6 +121,15 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
      */
     static boolean preferLanes(ShuffleOptions options, int numSubpartitions) {
         return 2 * (numSubpartitions + 1L) <= options.sortBufferPages();
+    }
+
+    /**
+     * The unconsumed pages a {@link HybridPartition.Mode#PIPELINED pipelined} partition holds
+     * before its producer waits for its consumers: {@code sort-buffer-pages} (beyond the writer's
+     * own pages, and a region being sealed).
+     */
+    static int pipelinedBoundPages(ShuffleOptions options) {
+        return options.sortBufferPages();
     }
 
     /** Pages a writer holds: its guarantee. */
@@ -257,9 +269,13 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
 
     /**
      * A page beyond the guarantee, or null: when the pool is at the memory fraction (the IO thread
-     * is then asked to free some of this partition's resident pages) or cannot lend.
+     * is then asked to free some of this partition's resident pages) or cannot lend. A pipelined
+     * partition first waits for room ({@link HybridPartition#awaitRoom}).
+     *
+     * @throws InterruptedIOException if interrupted while waiting for room
      */
-    final @Nullable Page borrow() {
+    final @Nullable Page borrow() throws InterruptedIOException {
+        partition.awaitRoom(pipelinedBound);
         if (pool.pagesInUse() >= memoryLimitPages) {
             int resident = partition.residentPages();
             if (resident > 0) {

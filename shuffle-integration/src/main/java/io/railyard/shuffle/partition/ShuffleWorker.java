@@ -30,10 +30,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Writers: {@link #createSortPartition} (memory independent of the number of subpartitions; 2
  * files), {@link #createHashPartition} (one page and one file per subpartition; the baseline) and
- * {@link #createHybridPartition} (readable while it is written; full or selective spilling).
- * Readers: {@link #openGate}. Creating a writer or gate whose guarantee the budget cannot hold
- * throws {@link io.railyard.shuffle.buffer.InsufficientNetworkMemoryException} naming the numbers
- * and the setting to raise.
+ * {@link #createHybridPartition} (readable while it is written; full or selective spilling, or
+ * pipelined: bounded in memory). Readers: {@link #openGate}. Creating a writer or gate whose
+ * guarantee the budget cannot hold throws {@link
+ * io.railyard.shuffle.buffer.InsufficientNetworkMemoryException} naming the numbers and the setting
+ * to raise.
  *
  * <p>Thread-safe: tasks on any thread create writers and gates; each writer and gate is then owned
  * by its task's thread.
@@ -197,11 +198,11 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /**
-     * A hybrid partition writer (full or selective spilling, see {@link HybridPartition}): takes
-     * {@code sort-buffer-pages + 1 [+ 1]} pages and borrows more while memory allows; creates a
-     * data file now and a spill file at the first spill. The partition ({@link
-     * HybridPartitionWriter#partition()}) is readable at once; release it when its consumers are
-     * done.
+     * A hybrid partition writer (full or selective spilling, or pipelined; see {@link
+     * HybridPartition}): takes {@code sort-buffer-pages + 1 [+ 1]} pages and borrows more while
+     * memory allows; creates a data file now and a spill file at the first spill. The partition
+     * ({@link HybridPartitionWriter#partition()}) is readable at once; release it when its
+     * consumers are done.
      *
      * @param name as for {@link #createSortPartition(String, int)}
      */

@@ -107,7 +107,7 @@ final class SortHybridWriter extends HybridPartitionWriter {
 
     // ---- one region ----
 
-    private void beginRegion(boolean broadcast) {
+    private void beginRegion(boolean broadcast) throws IOException {
         regionBroadcast = broadcast;
         sectionStart = new int[broadcast ? 2 : numSubpartitions + 1];
         sections = 0;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.LocalEngine.BlockingShuffle;
+import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
@@ -352,6 +353,90 @@ class LocalEngineTest {
                     assertThat(bytes.readFromDisk()).isZero();
                     assertThat(bytes.readFromMemory()).isGreaterThanOrEqualTo(recordBytes);
                 }
+            }
+        }
+    }
+
+    /**
+     * Slow consumers with little memory: a pipelined producer waits for them (bounded in memory,
+     * nothing reaches disk) where a hybrid-selective producer spills what they have not read yet.
+     */
+    @Test
+    void slowConsumers_holdBackPipelinedProducers_whereHybridSelectiveOnesSpill() throws Exception {
+        ShuffleOptions tight =
+                ShuffleOptions.builder()
+                        .pageSizeBytes(4096)
+                        .totalPages(512)
+                        .sortBufferPages(8)
+                        .gatePages(8)
+                        .build();
+        List<JobResult.ShuffleBytes> moved = new ArrayList<>();
+        for (ResultPartitionType type :
+                List.of(ResultPartitionType.PIPELINED, ResultPartitionType.HYBRID_SELECTIVE)) {
+            JobGraph graph = twoVertices(type);
+            ForwardingJob job = ForwardingJob.of(graph, 20_000, 64, 22);
+            TaskCode.Factory slowSinks =
+                    (vertex, subtask, attempt) -> {
+                        TaskCode code = job.create(vertex, subtask, attempt);
+                        return vertex == 0 ? code : context -> code.run(new SlowInputs(context));
+                    };
+            try (LocalEngine engine = new LocalEngine(dir, 2, 4, tight, BlockingShuffle.SORT)) {
+                JobResult result =
+                        engine.run(graph, slowSinks, RestartBackoffPolicy.noRestart(), TIMEOUT);
+
+                assertExact(result, job, 1);
+                moved.add(result.shuffle());
+            }
+        }
+        assertThat(moved.get(0).writtenToDisk()).as("pipelined: written to disk").isZero();
+        assertThat(moved.get(1).writtenToDisk()).as("hybrid-selective: spilled").isPositive();
+    }
+
+    /** A task's context whose inputs pause 1 ms every 200 records: a slow consumer. */
+    private record SlowInputs(TaskContext context) implements TaskContext {
+        @Override
+        public int vertex() {
+            return context.vertex();
+        }
+
+        @Override
+        public int subtask() {
+            return context.subtask();
+        }
+
+        @Override
+        public int attempt() {
+            return context.attempt();
+        }
+
+        @Override
+        public int numOutputs() {
+            return context.numOutputs();
+        }
+
+        @Override
+        public void emit(int output, ByteBuffer record, int key) throws IOException {
+            context.emit(output, record, key);
+        }
+
+        @Override
+        public void readInputs(RecordDecoder.RecordSink sink)
+                throws IOException, InterruptedException {
+            int[] records = {0};
+            context.readInputs(
+                    (channel, record) -> {
+                        if (++records[0] % 200 == 0) {
+                            sleepMillis(1);
+                        }
+                        sink.accept(channel, record);
+                    });
+        }
+
+        private static void sleepMillis(long millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -68,7 +68,9 @@ class HybridModelTest {
         IntStream.range(0, 40)
                 .forEach(
                         seed -> {
-                            for (Mode mode : Mode.values()) {
+                            // PIPELINED is SELECTIVE plus waiting for consumers, which one thread
+                            // cannot drive (PipelinedPartitionTest does).
+                            for (Mode mode : List.of(Mode.FULL, Mode.SELECTIVE)) {
                                 for (Compression compression : Compression.values()) {
                                     cases.add(Arguments.of(seed, mode, compression, true));
                                     cases.add(Arguments.of(seed, mode, compression, false));

@@ -51,7 +51,10 @@ class HybridPartitionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Mode.class)
+    // One thread drives writer and readers: a pipelined producer would wait for ever.
+    @EnumSource(
+            value = Mode.class,
+            names = {"FULL", "SELECTIVE"})
     void consumersAttachedAfterFinish_readExactlyTheirRecords(Mode mode) throws Exception {
         int n = 5;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(1), n, 300, 1024);
@@ -73,7 +76,10 @@ class HybridPartitionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Mode.class)
+    // One thread drives writer and readers: a pipelined producer would wait for ever.
+    @EnumSource(
+            value = Mode.class,
+            names = {"FULL", "SELECTIVE"})
     void consumersAttachedBeforeTheFirstRecord_readWhileItIsProduced(Mode mode) throws Exception {
         int n = 4;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(2), n, 400, 1024);
@@ -112,7 +118,10 @@ class HybridPartitionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Mode.class)
+    // One thread drives writer and readers: a pipelined producer would wait for ever.
+    @EnumSource(
+            value = Mode.class,
+            names = {"FULL", "SELECTIVE"})
     void aSecondReaderOfASubpartition_rereadsFull_andFindsSelectiveLost(Mode mode)
             throws Exception {
         int n = 2;
@@ -139,7 +148,10 @@ class HybridPartitionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Mode.class)
+    // One thread drives writer and readers: a pipelined producer would wait for ever.
+    @EnumSource(
+            value = Mode.class,
+            names = {"FULL", "SELECTIVE"})
     void aTightPool_spillsOrWritesThrough_andEveryRecordArrives(Mode mode) throws Exception {
         int n = 3;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(4), n, 600, 1024);
