@@ -27,8 +27,6 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Faults of hybrid partitions (ARCHITECTURE.md, Reliability rows 20–23 and 34, invariants 4 and 6):
@@ -271,11 +269,7 @@ class HybridFaultTest {
 
     // ---- files deleted, releases ----
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void read_fileDeletedUnderAReader_partitionLost(Mode mode) throws Exception {
         Stream stream = stream(1);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
@@ -297,11 +291,7 @@ class HybridFaultTest {
         assertNoFile(dir);
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void release_duringARead_readersLost_othersUnaffected_pagesBack(Mode mode) throws Exception {
         Stream stream = stream(2);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
@@ -335,11 +325,7 @@ class HybridFaultTest {
      * Releases partitions while the IO thread spills them, at varied moments: nothing throws on the
      * IO thread, every page comes back, no file is left, and the IO thread serves on.
      */
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void release_duringASpill_noCrash_pagesBack(Mode mode) throws Exception {
         List<Throwable> uncaught = new CopyOnWriteArrayList<>();
         Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();

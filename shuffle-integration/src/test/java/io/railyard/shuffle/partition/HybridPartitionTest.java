@@ -17,8 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /** Scripted scenarios of hybrid partitions through the worker, its IO thread and input gates. */
 class HybridPartitionTest {
@@ -50,11 +48,7 @@ class HybridPartitionTest {
         return writer.finish();
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void consumersAttachedAfterFinish_readExactlyTheirRecords(Mode mode) throws Exception {
         int n = 5;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(1), n, 300, 1024);
@@ -75,11 +69,7 @@ class HybridPartitionTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void consumersAttachedBeforeTheFirstRecord_readWhileItIsProduced(Mode mode) throws Exception {
         int n = 4;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(2), n, 400, 1024);
@@ -117,11 +107,7 @@ class HybridPartitionTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void aSecondReaderOfASubpartition_rereadsFull_andFindsSelectiveLost(Mode mode)
             throws Exception {
         int n = 2;
@@ -147,11 +133,7 @@ class HybridPartitionTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void aTightPool_spillsOrWritesThrough_andEveryRecordArrives(Mode mode) throws Exception {
         int n = 3;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(4), n, 600, 1024);

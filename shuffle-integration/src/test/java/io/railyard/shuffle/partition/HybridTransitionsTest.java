@@ -20,8 +20,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Scripted transitions of a hybrid partition between memory and disk (Reliability invariant 1, rows
@@ -61,11 +59,7 @@ class HybridTransitionsTest {
         return rig;
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void aLaneWriterPublishesEveryFullPage_soItsReaderReadsBeforeAnyFlush(Mode mode)
             throws Exception {
         int n = 2;
@@ -99,11 +93,7 @@ class HybridTransitionsTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void aLaneWriterThatCannotBorrow_writesEachFullPageToDisk(Mode mode) throws Exception {
         int n = 3;
         int writerPages = HybridPartitionWriter.pagesNeeded(HybridRig.options(PAGE, 4).build());
@@ -123,11 +113,7 @@ class HybridTransitionsTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void attachAfterFinish_everyConsumerReadsItsRecordsOnce(Mode mode) throws Exception {
         int n = 3;
         try (HybridRig rig = rig(mode, n)) {
@@ -153,11 +139,7 @@ class HybridTransitionsTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void attachMidStream_readsTheSpilledRegionsFromDiskThenTheResidentOnesFromMemory(Mode mode)
             throws Exception {
         int n = 2;
@@ -183,11 +165,7 @@ class HybridTransitionsTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void slowReader_readsFromMemoryThenDiskAfterASpillThenMemoryAgain(Mode mode) throws Exception {
         int n = 2;
         try (HybridRig rig = rig(mode, n)) {
@@ -213,11 +191,7 @@ class HybridTransitionsTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void spillWhileAReaderIsHalfWayThroughASection_resumesOnDiskAtTheNextFrame(Mode mode)
             throws Exception {
         int n = 2;
@@ -386,11 +360,7 @@ class HybridTransitionsTest {
         }
     }
 
-    @ParameterizedTest
-    // One thread drives writer and readers: a pipelined producer would wait for ever.
-    @EnumSource(
-            value = Mode.class,
-            names = {"FULL", "SELECTIVE"})
+    @SpillingModes
     void aReaderFailsHalfWay_fullRereadsFromTheFirstRecord_selectiveIsLost(Mode mode)
             throws Exception {
         int n = 2;
