@@ -78,13 +78,9 @@ class HybridTransitionsTest {
             records.broadcast(rig.writer, 40); // publishes both lanes' open pages first
             records.emit(rig.writer, 0, 20);
             rig.writer.finish();
-            assertThat(first.readAll()).isEqualTo(Where.END);
-            records.assertReceived(first);
-            first.detach(true);
+            records.readToEnd(first);
             TestReader second = rig.attach(1);
-            assertThat(second.readAll()).isEqualTo(Where.END);
-            records.assertReceived(second);
-            second.detach(true);
+            records.readToEnd(second);
             HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesReadFromDisk()).as("everything read from memory").isZero();
             assertThat(stats.bytesWrittenToDisk())
@@ -102,9 +98,7 @@ class HybridTransitionsTest {
             records.random(rig.writer, 60, true);
             TestReader reader = rig.attach(2);
             rig.writer.finish();
-            assertThat(reader.readAll()).isEqualTo(Where.END);
-            records.assertReceived(reader);
-            reader.detach(true);
+            records.readToEnd(reader);
             HybridStats stats = rig.partition.stats();
             assertThat(stats.peakResidentPages()).as("nothing resident").isZero();
             assertThat(stats.bytesWrittenToDisk()).isEqualTo(stats.bytesProduced());
@@ -128,9 +122,7 @@ class HybridTransitionsTest {
             rig.writer.finish();
             for (int s = 0; s < n; s++) {
                 TestReader reader = rig.attach(s);
-                assertThat(reader.readAll()).isEqualTo(Where.END);
-                records.assertReceived(reader);
-                reader.detach(true);
+                records.readToEnd(reader);
                 rig.checkAccounting();
             }
             assertThat(rig.partition.stats().bytesReadFromDisk()).isPositive();
@@ -158,9 +150,7 @@ class HybridTransitionsTest {
             TestReader reader = rig.attach(0);
             assertThat(readFrameByFrame(rig, reader)).matches("D+M+");
             rig.writer.finish();
-            assertThat(reader.readAll()).isEqualTo(Where.END);
-            records.assertReceived(reader);
-            reader.detach(true);
+            records.readToEnd(reader);
             releaseAndCheck(rig);
         }
     }
@@ -184,9 +174,7 @@ class HybridTransitionsTest {
             rig.writer.flush();
             assertThat(readFrameByFrame(rig, reader)).matches("D+M+");
             rig.writer.finish();
-            assertThat(reader.readAll()).isEqualTo(Where.END);
-            records.assertReceived(reader);
-            reader.detach(true);
+            records.readToEnd(reader);
             releaseAndCheck(rig);
         }
     }
@@ -218,13 +206,9 @@ class HybridTransitionsTest {
             }
             assertThat(readFrameByFrame(rig, first)).matches("D+");
             rig.writer.finish();
-            assertThat(first.readAll()).isEqualTo(Where.END);
-            records.assertReceived(first);
-            first.detach(true);
+            records.readToEnd(first);
             TestReader second = rig.attach(1);
-            assertThat(second.readAll()).isEqualTo(Where.END);
-            records.assertReceived(second);
-            second.detach(true);
+            records.readToEnd(second);
             HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
                     .as("every byte read once")
@@ -287,14 +271,10 @@ class HybridTransitionsTest {
             competitor.get(0).close();
             records.spread(rig.writer, 4, 100);
             rig.writer.finish();
-            assertThat(reader.readAll()).isEqualTo(Where.END);
-            records.assertReceived(reader);
-            reader.detach(true);
+            records.readToEnd(reader);
             for (int s = 0; s < n; s++) { // and again, everything from the data file
                 TestReader again = rig.attach(s);
-                assertThat(again.readAll()).isEqualTo(Where.END);
-                records.assertReceived(again);
-                again.detach(true);
+                records.readToEnd(again);
             }
             HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesWrittenToDisk()).isEqualTo(stats.bytesProduced());
@@ -383,14 +363,10 @@ class HybridTransitionsTest {
                         .hasMessageContaining("read before");
             } else {
                 TestReader again = rig.attach(1);
-                assertThat(again.readAll()).isEqualTo(Where.END);
-                records.assertReceived(again);
-                again.detach(true);
+                records.readToEnd(again);
             }
             TestReader other = rig.attach(0);
-            assertThat(other.readAll()).isEqualTo(Where.END);
-            records.assertReceived(other);
-            other.detach(true);
+            records.readToEnd(other);
             rig.checkAccounting();
             assertThat(rig.partition.residentPages()).as("pages nobody needs").isZero();
             releaseAndCheck(rig);
@@ -500,6 +476,13 @@ class HybridTransitionsTest {
                     emit(writer, random.nextInt(n), size);
                 }
             }
+        }
+
+        /** Reads {@code reader} to the end, checks what it received, and detaches it. */
+        void readToEnd(TestReader reader) throws IOException {
+            assertThat(reader.readAll()).isEqualTo(Where.END);
+            assertReceived(reader);
+            reader.detach(true);
         }
 
         void assertReceived(TestReader reader) {
