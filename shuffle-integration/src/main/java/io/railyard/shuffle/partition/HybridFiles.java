@@ -72,8 +72,7 @@ final class HybridFiles {
      *
      * @throws IllegalStateException if that byte is on neither (a broken invariant)
      */
-    void pointAtDisk(HybridReader reader, HybridRegion region, int section, String partition)
-            throws IOException {
+    void pointAtDisk(HybridReader reader, HybridRegion region, int section) throws IOException {
         reader.memory = null;
         if (region.fileOffset >= 0) {
             reader.file = dataForRead();

@@ -456,7 +456,7 @@ public final class HybridPartition extends ResultPartition {
                 reader.streamAt = region.sectionStart[section] + reader.offset;
                 return HybridReader.Where.MEMORY;
             }
-            files.pointAtDisk(reader, region, section, name());
+            files.pointAtDisk(reader, region, section);
             return HybridReader.Where.DISK;
         }
     }
