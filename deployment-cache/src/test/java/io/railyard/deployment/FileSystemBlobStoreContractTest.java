@@ -13,6 +13,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.railyard.testing.LeakDetector.KeepsFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
@@ -35,6 +36,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The behaviour of {@link FileSystemBlobStore} on one file system; subclasses name it. After every
  * test the store's invariants hold and no temp file is left.
  */
+@KeepsFiles(
+        "the blobs are the store's contents under test (each test asserts its reference counts);"
+                + " the symlink targets and foreign files are its fixtures")
 abstract class FileSystemBlobStoreContractTest {
     /** Small limit used where a test needs blobs above it. */
     private static final int SMALL_MAX_BYTES = 16;

@@ -32,6 +32,7 @@ class ReadmeSampleTest {
         WorkerDescriptorCache worker = new WorkerDescriptorCache(blobs);
         GroupDescriptors inputs =
                 worker.resolve(TaskDeploymentDescriptor.decode(shipped).inputs().get(0));
+        descriptors.close();
 
         // 4,000 descriptors x 10,000 consumers passes 2048 x 2048: offloaded after all
         assertThat(TaskDeploymentDescriptor.decode(shipped).inputs().get(0).isOffloaded()).isTrue();

@@ -2,6 +2,7 @@ package io.railyard.shuffle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.railyard.testing.LeakDetector.KeepsFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * child-JVM pattern.
  */
 @EnabledOnOs({OS.LINUX, OS.MAC})
+@KeepsFiles("each child process writes its log there")
 class ShuffleDirectoryExitTest {
     @TempDir Path parent;
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.railyard.testing.LeakDetector.KeepsFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,7 +65,9 @@ class ShuffleDirectoryTest {
         assertThat(path).doesNotExist();
         assertThat(parent).isEmptyDirectory();
         directory.close(); // idempotent
-        assertThat(ShuffleDirectory.create(parent, "job-1.a_b").path()).isNotEqualTo(path);
+        try (ShuffleDirectory again = ShuffleDirectory.create(parent, "job-1.a_b")) {
+            assertThat(again.path()).isNotEqualTo(path);
+        }
     }
 
     @Test
@@ -80,6 +83,7 @@ class ShuffleDirectoryTest {
     }
 
     @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_deadOwner_deletesItsDirectoryAndNestedFiles() throws Exception {
         Path stale = markedDirectory(root, "dead-owner", marker(deadPid(), Instant.now()));
 
@@ -88,12 +92,14 @@ class ShuffleDirectoryTest {
     }
 
     @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_pidAboveTheOsMaximum_deleted() throws IOException {
         Path stale = markedDirectory(root, "huge-pid", marker(1L << 40, Instant.now()));
         assertThat(ShuffleDirectory.sweepStale(root)).containsExactly(stale);
     }
 
     @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_thisProcessPidWithAnotherStartInstant_reusedPidDeleted() throws IOException {
         OwnerMarker self = OwnerMarker.current();
         Instant start = self.start();
@@ -108,6 +114,7 @@ class ShuffleDirectoryTest {
     }
 
     @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_liveOwnerForeignEntriesAndInvalidMarkers_allKept() throws Exception {
         Path live = ShuffleDirectory.create(root, "live").path();
         Files.writeString(live.resolve("p.data"), "data");
@@ -143,6 +150,7 @@ class ShuffleDirectoryTest {
     }
 
     @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_linksInsideAndUnderTheParent_neverFollowed() throws Exception {
         Path outside = Files.createDirectories(root.resolve("outside"));
         Path precious = Files.writeString(outside.resolve("precious"), "keep me");
@@ -162,6 +170,7 @@ class ShuffleDirectoryTest {
     }
 
     @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_severalStale_deletedInNameOrder() throws Exception {
         String dead = marker(deadPid(), Instant.now());
         Path b = markedDirectory(root, "b", dead);
@@ -171,6 +180,7 @@ class ShuffleDirectoryTest {
     }
 
     @Test
+    @KeepsFiles("a file given as the parent is the scenario")
     void sweepStale_missingParent_empty() throws IOException {
         assertThat(ShuffleDirectory.sweepStale(root.resolve("nowhere"))).isEmpty();
         Path file = Files.writeString(root.resolve("file"), "x", StandardCharsets.UTF_8);

@@ -8,11 +8,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
@@ -56,6 +60,13 @@ import org.jspecify.annotations.Nullable;
  * allocated after construction.
  */
 public final class NetworkBufferPool implements AutoCloseable {
+    /** Every pool constructed and not closed, weakly: a forgotten pool may still be collected. */
+    private static final Map<NetworkBufferPool, Boolean> OPEN =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    /** Pools constructed minus pools closed: a forgotten pool stays counted once collected. */
+    private static final AtomicInteger OPEN_COUNT = new AtomicInteger();
+
     private final ReentrantLock lock = new ReentrantLock();
     private final ShuffleOptions options;
     private final Page[] pages;
@@ -106,6 +117,34 @@ public final class NetworkBufferPool implements AutoCloseable {
             free[i] = total - 1 - i; // page 0 on top
         }
         this.freeCount = total;
+        OPEN.put(this, Boolean.TRUE);
+        OPEN_COUNT.incrementAndGet();
+    }
+
+    /**
+     * Pools of this JVM constructed and not yet closed — a pool never closed stays counted even
+     * after the JVM collects it. A process-wide gauge for leak detection and monitoring. O(1).
+     */
+    public static int openPoolsInProcess() {
+        return OPEN_COUNT.get();
+    }
+
+    /**
+     * Pages held by owners across every pool of this JVM that is open and still reachable. A
+     * process-wide gauge for leak detection and monitoring (pages leaked into a pool that is then
+     * closed make its {@link #close()} throw instead). O(open pools): takes each pool's lock in
+     * turn; allocates a snapshot of the pools.
+     */
+    public static long pagesInUseInProcess() {
+        List<NetworkBufferPool> pools;
+        synchronized (OPEN) {
+            pools = new ArrayList<>(OPEN.keySet());
+        }
+        long inUse = 0;
+        for (NetworkBufferPool pool : pools) {
+            inUse += pool.pagesInUse();
+        }
+        return inUse;
     }
 
     private static Page[] allocatePages(
@@ -247,6 +286,8 @@ public final class NetworkBufferPool implements AutoCloseable {
                 return;
             }
             closed = true;
+            OPEN.remove(this);
+            OPEN_COUNT.decrementAndGet();
             cancelled = new ArrayList<>(pending);
             pending.clear();
             leaks =

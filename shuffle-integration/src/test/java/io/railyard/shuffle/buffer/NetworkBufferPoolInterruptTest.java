@@ -86,6 +86,7 @@ class NetworkBufferPoolInterruptTest {
         assertThat(a.pagesInUse()).isZero();
         assertThat(pool.freePages()).isEqualTo(4);
         pool.checkInvariants();
+        pool.close();
     }
 
     @Test
@@ -158,6 +159,7 @@ class NetworkBufferPoolInterruptTest {
             recycleAll(borrower, lent);
             pool.checkInvariants();
             assertThat(pool.freePages()).isEqualTo(5);
+            pool.close();
         }
     }
 

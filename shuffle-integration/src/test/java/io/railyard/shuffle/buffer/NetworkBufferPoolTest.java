@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,9 +24,38 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the pool's accounting; single-threaded unless it says otherwise.
  */
 class NetworkBufferPoolTest {
+    private final List<NetworkBufferPool> made = new ArrayList<>();
+
     static NetworkBufferPool pool(int pages) {
         return new NetworkBufferPool(
                 ShuffleOptions.builder().pageSizeBytes(256).totalPages(pages).build());
+    }
+
+    /** A pool of {@code pages} pages that {@link #closePools} closes after the test. */
+    private NetworkBufferPool newPool(int pages) {
+        return closedAfterTest(pool(pages));
+    }
+
+    private NetworkBufferPool closedAfterTest(NetworkBufferPool pool) {
+        made.add(pool);
+        return pool;
+    }
+
+    /**
+     * Closes every pool the test made. Many of these tests end holding pages on purpose (the state
+     * they check); for them the leak check is each test's own accounting check, and the close's
+     * "closed with pages in use" is expected — any other failure is not.
+     */
+    @AfterEach
+    void closePools() {
+        for (NetworkBufferPool pool : made) {
+            try {
+                pool.close();
+            } catch (IllegalStateException e) {
+                assertThat(e)
+                        .hasMessageStartingWith("network buffer pool closed with pages in use");
+            }
+        }
     }
 
     static List<Page> take(BufferOwner owner, int n) {
@@ -50,7 +80,7 @@ class NetworkBufferPoolTest {
     @Test
     void register_beyondBudget_failsAtOnceNamingOwnerPagesBudgetAndKeys() {
         ShuffleOptions options = ShuffleOptions.builder().pageSizeBytes(256).totalPages(10).build();
-        NetworkBufferPool pool = new NetworkBufferPool(options);
+        NetworkBufferPool pool = closedAfterTest(new NetworkBufferPool(options));
         pool.register("writer a", 6, "shuffle.sort.buffer-pages", null);
         assertThatThrownBy(() -> pool.register("writer b", 5, "shuffle.gate.pages", null))
                 .isInstanceOf(InsufficientNetworkMemoryException.class)
@@ -71,7 +101,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void register_guaranteesSummingToTheBudget_succeedsAndOneMorePageFails() {
-        NetworkBufferPool pool = pool(8);
+        NetworkBufferPool pool = newPool(8);
         pool.register("a", 5, "k", null);
         pool.register("b", 3, "k", null);
         pool.register("no guarantee", 0, "k", null);
@@ -86,7 +116,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void register_badNameOrNegativeGuarantee_isRejectedNamingTheValue() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         assertThatThrownBy(() -> pool.register("", 1, "k", null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("name");
@@ -101,7 +131,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void tryRequest_borrowing_usesOnlyPagesNobodyIsPromised() {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         BufferOwner a = pool.register("a", 4, "k", null);
         BufferOwner b = pool.register("b", 3, "k", null);
         List<Page> pages = take(a, 4 + 3); // its 4 and the 3 unguaranteed
@@ -116,7 +146,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void tryRequest_grantRule_isFreeMinusNAtLeastUnusedMinusEntitled() {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         BufferOwner a = pool.register("a", 4, "k", null);
         pool.register("b", 3, "k", null);
         List<Page> out = new ArrayList<>();
@@ -131,7 +161,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void tryRequest_ownerWithoutGuarantee_borrowsAtMostTheUnguaranteedPages() {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         pool.register("a", 4, "k", null);
         pool.register("b", 3, "k", null);
         BufferOwner c = pool.register("c", 0, "k", null);
@@ -147,7 +177,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void tryRequest_onlyNMinusOneFree_appendsNothingAndReturnsFalse() {
-        NetworkBufferPool pool = pool(5);
+        NetworkBufferPool pool = newPool(5);
         BufferOwner a = pool.register("a", 5, "k", null);
         List<Page> held = take(a, 2);
         List<Page> out = new ArrayList<>(held.subList(0, 1)); // appends, never replaces
@@ -164,7 +194,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void tryRequest_onlyNMinusOneUnpromised_appendsNothingAndReturnsFalse() {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         pool.register("a", 6, "k", null);
         BufferOwner borrower = pool.register("borrower", 1, "k", null);
         List<Page> out = new ArrayList<>();
@@ -180,7 +210,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void tryRequest_whileRequestsWait_doesNotJumpTheQueueEvenWithinAGuarantee() {
-        NetworkBufferPool pool = pool(6);
+        NetworkBufferPool pool = newPool(6);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 6);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -201,7 +231,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void request_withinGuaranteeAndFree_completesAtOnce() {
-        NetworkBufferPool pool = pool(8);
+        NetworkBufferPool pool = newPool(8);
         BufferOwner a = pool.register("a", 5, "k", null);
         CompletableFuture<List<Page>> first = a.request(3);
         assertThat(first).isCompleted();
@@ -217,7 +247,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void request_beyondGuarantee_isRejectedWithNumbers() {
-        NetworkBufferPool pool = pool(8);
+        NetworkBufferPool pool = newPool(8);
         BufferOwner a = pool.register("gate g", 3, "shuffle.read.gate-pages", null);
         assertThatThrownBy(() -> a.request(4))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -239,7 +269,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void request_beyondGuaranteeCountingWaitingPages_isRejected() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 4);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -255,7 +285,7 @@ class NetworkBufferPoolTest {
     @ParameterizedTest(name = "n = {0}")
     @ValueSource(ints = {0, -1, 9, Integer.MIN_VALUE, Integer.MAX_VALUE})
     void requests_countOutsideOneToTotalPages_areRejected(int n) {
-        NetworkBufferPool pool = pool(8);
+        NetworkBufferPool pool = newPool(8);
         BufferOwner a = pool.register("a", 8, "k", null);
         List<Page> out = new ArrayList<>();
         assertThatThrownBy(() -> a.tryRequest(n, out))
@@ -276,7 +306,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void register_whilePagesAreLent_asksTheBorrowerAndServesOnceTheyComeBack() throws Exception {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         List<String> asks = new ArrayList<>();
         BufferOwner borrower =
                 pool.register("borrower", 2, "k", (o, n) -> asks.add(o.name() + " " + n));
@@ -299,7 +329,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void revocation_asksBorrowersLargestFirst_onlyForTheShortfall() {
-        NetworkBufferPool pool = pool(20);
+        NetworkBufferPool pool = newPool(20);
         List<String> asks = new ArrayList<>();
         RevocationListener listener = (o, n) -> asks.add(o.name() + " " + n);
         BufferOwner small = pool.register("small", 0, "k", listener);
@@ -323,7 +353,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void register_withoutShortfall_asksNobody() {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         AtomicInteger asked = new AtomicInteger();
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> asked.addAndGet(n));
         List<Page> lent = take(borrower, 6);
@@ -336,7 +366,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void revocationListener_runsOutsideThePoolLock_andMayRecycleInline() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         AtomicBoolean listenerSawLockFree = new AtomicBoolean();
         List<Page> lent = new ArrayList<>();
         BufferOwner borrower =
@@ -365,7 +395,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void waitingRequest_completedByARecycle_runsItsCallbackWithThePoolLockFree() throws Exception {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 4);
         BufferOwner a = pool.register("a", 2, "k", null);
@@ -399,7 +429,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void waitingRequests_areServedInArrivalOrder_aLaterSmallOneDoesNotOvertake() {
-        NetworkBufferPool pool = pool(6);
+        NetworkBufferPool pool = newPool(6);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 6);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -434,7 +464,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void cancel_waitingRequest_holdsNothingAndLaterRecyclesDoNotHandItPages() {
-        NetworkBufferPool pool = pool(6);
+        NetworkBufferPool pool = newPool(6);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 6);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -460,7 +490,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void cancel_headRequest_servesTheNextRequestThatFits() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner borrower = pool.register("borrower", 0, "k", null); // never revoked
         List<Page> lent = take(borrower, 3);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -482,7 +512,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void close_ofTheHeadRequestsOwner_servesTheNextRequestThatFits() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner borrower = pool.register("borrower", 0, "k", null);
         List<Page> lent = take(borrower, 3);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -501,7 +531,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void ownerClose_whileHoldingPages_failsWithTheCountAndStaysRegistered() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner a = pool.register("leaky", 2, "k", null);
         List<Page> held = take(a, 2);
         assertThatThrownBy(a::close)
@@ -519,7 +549,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void ownerClose_cancelsItsWaitingRequestsOnlyAndReleasesItsGuarantee() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 4);
         BufferOwner a = pool.register("a", 3, "k", null);
@@ -548,7 +578,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void ownerMethods_afterClose_areRejected() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner a = pool.register("gone", 2, "k", null);
         a.close();
         assertThatThrownBy(a::tryRequest)
@@ -565,7 +595,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void recycle_pageHeldByAnotherOwner_isRejectedNamingBoth() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner a = pool.register("a", 2, "k", null);
         BufferOwner b = pool.register("b", 2, "k", null);
         Page page = take(a, 1).get(0);
@@ -581,7 +611,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void recycle_twice_isRejectedAndCountsOnce() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner a = pool.register("a", 2, "k", null);
         Page page = take(a, 1).get(0);
         a.recycle(page);
@@ -595,8 +625,8 @@ class NetworkBufferPoolTest {
 
     @Test
     void recycle_pageOfAnotherPool_isRejected() {
-        NetworkBufferPool pool = pool(4);
-        NetworkBufferPool other = pool(4);
+        NetworkBufferPool pool = newPool(4);
+        NetworkBufferPool other = newPool(4);
         BufferOwner a = pool.register("a", 2, "k", null);
         BufferOwner stranger = other.register("stranger", 2, "k", null);
         List<Page> mine = take(a, 1);
@@ -615,7 +645,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void poolClose_withAHolder_failsNamingItAndItsCount() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner a = pool.register("leaky", 2, "k", null);
         BufferOwner clean = pool.register("clean", 1, "k", null);
         List<Page> held = take(a, 3);
@@ -640,7 +670,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void poolClose_failsWaitingRequestsAndPagesCanStillComeBack() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner borrower = pool.register("borrower", 0, "k", (o, n) -> {});
         List<Page> lent = take(borrower, 4);
         BufferOwner a = pool.register("a", 4, "k", null);
@@ -664,7 +694,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void pages_handedOutAgain_areCleared() {
-        NetworkBufferPool pool = pool(4);
+        NetworkBufferPool pool = newPool(4);
         BufferOwner a = pool.register("a", 2, "k", null);
         Page page = take(a, 1).get(0);
         page.buffer().position(10).limit(20);
@@ -685,7 +715,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void pages_ofThePool_areDistinctAndDoNotOverlap() {
-        NetworkBufferPool pool = pool(8);
+        NetworkBufferPool pool = newPool(8);
         BufferOwner a = pool.register("a", 8, "k", null);
         List<Page> all = take(a, 8);
         Set<Integer> indices = new HashSet<>();
@@ -706,7 +736,7 @@ class NetworkBufferPoolTest {
 
     @Test
     void owners_reportGuaranteeAndPagesInRegistrationOrder_withoutClosedOnes() {
-        NetworkBufferPool pool = pool(10);
+        NetworkBufferPool pool = newPool(10);
         BufferOwner w = pool.register("writer", 3, "k", null);
         BufferOwner r = pool.register("reader", 2, "k", null);
         BufferOwner g = pool.register("gate", 1, "k", null);

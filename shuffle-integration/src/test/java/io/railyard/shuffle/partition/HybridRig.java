@@ -163,11 +163,15 @@ final class HybridRig implements AutoCloseable {
         assertThat(partition.stats().residentPages()).isEqualTo(resident);
     }
 
-    /** Abandons the writer and releases the partition (cleanup; the pool is left to the GC). */
+    /**
+     * Abandons the writer, releases the partition and closes the pool (which fails, naming the
+     * owner, if any page was not returned).
+     */
     @Override
     public void close() throws IOException {
         writer.close();
         partition.release();
+        pool.close();
     }
 
     /** Forwards revocations to the partition, as the worker's listener does, and counts them. */

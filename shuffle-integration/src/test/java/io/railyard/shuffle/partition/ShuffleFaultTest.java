@@ -10,6 +10,7 @@ import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
 import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
+import io.railyard.testing.LeakDetector.KeepsFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -277,6 +278,7 @@ class ShuffleFaultTest {
     }
 
     @Test
+    @KeepsFiles("the file in the way is the test's own")
     void createHash_aFileInTheWay_clearErrorNothingLeaked() throws Exception {
         Path inTheWay = Files.createFile(dir.resolve("h.hash.3"));
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
