@@ -1,0 +1,99 @@
+package io.railyard.benchmarks;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.nio.channels.FileChannel;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules over every Railyard module, checked on the compiled classes this module sees (all of them,
+ * main and test): no memory-mapped file anywhere (reliability, "promises beyond Flink": a full disk
+ * under a mapped write crashes the JVM with SIGBUS, and a mapped read of a truncated file does
+ * too); Apache Flink only in {@code io.railyard.benchmarks.flink}; the library's root packages
+ * depend only downwards, as its modules do (ARCHITECTURE.md, "Modules").
+ */
+class LibraryRulesTest {
+    private static JavaClasses all;
+    private static JavaClasses main;
+
+    @BeforeAll
+    static void importClasses() {
+        all = new ClassFileImporter().importPackages("io.railyard");
+        main =
+                new ClassFileImporter()
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("io.railyard");
+    }
+
+    @Test
+    void noClass_mapsAFile() {
+        noClasses()
+                .should()
+                .callMethodWhere(
+                        DescribedPredicate.describe(
+                                "FileChannel.map",
+                                (JavaCall<?> call) ->
+                                        call.getName().equals("map")
+                                                && call.getTargetOwner()
+                                                        .isAssignableTo(FileChannel.class)))
+                .because(
+                        "a full disk under a mapped write, or a mapped read of a truncated file,"
+                                + " kills the JVM with SIGBUS instead of failing one partition")
+                .check(all);
+    }
+
+    @Test
+    void flink_isImportedOnlyByTheBenchmarksFlinkPackage() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("io.railyard.benchmarks.flink..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.flink..")
+                .because(
+                        "Flink is a measuring stick for benchmarks and parity tests, never the"
+                                + " library's dependency")
+                .check(all);
+    }
+
+    @Test
+    void libraryPackages_dependOnlyDownwards() {
+        layeredArchitecture()
+                .consideringOnlyDependenciesInAnyPackage("io.railyard..")
+                .layer("benchmarks")
+                .definedBy("io.railyard.benchmarks..")
+                .layer("shuffle")
+                .definedBy("io.railyard.shuffle..")
+                .layer("failover")
+                .definedBy("io.railyard.failover..")
+                .layer("deployment")
+                .definedBy("io.railyard.deployment..")
+                .layer("regions")
+                .definedBy("io.railyard.regions..")
+                .layer("groups")
+                .definedBy("io.railyard.groups..")
+                .layer("topology")
+                .definedBy("io.railyard.topology..")
+                .whereLayer("benchmarks")
+                .mayNotBeAccessedByAnyLayer()
+                .whereLayer("shuffle")
+                .mayOnlyBeAccessedByLayers("benchmarks")
+                .whereLayer("failover")
+                .mayOnlyBeAccessedByLayers("shuffle", "benchmarks")
+                .whereLayer("deployment")
+                .mayOnlyBeAccessedByLayers("shuffle", "benchmarks")
+                .whereLayer("regions")
+                .mayOnlyBeAccessedByLayers("failover", "shuffle", "benchmarks")
+                .whereLayer("groups")
+                .mayOnlyBeAccessedByLayers(
+                        "regions", "deployment", "failover", "shuffle", "benchmarks")
+                .check(main);
+    }
+}
