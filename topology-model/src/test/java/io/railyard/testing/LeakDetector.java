@@ -220,10 +220,10 @@ public final class LeakDetector
 
     /**
      * The process's open descriptors as "fd -> target", without those the JDK opens for itself and
-     * keeps (jar and shared-library files, read on first use of a class), nor the listing's own
-     * descriptor. Empty where {@code /proc/self/fd} does not exist.
+     * keeps (jar and shared-library files, read on first use of a class; the random devices), nor
+     * the listing's own descriptor. Empty where {@code /proc/self/fd} does not exist.
      */
-    static Set<String> descriptors() {
+    public static Set<String> descriptors() {
         Set<String> open = new TreeSet<>();
         if (!Files.isDirectory(FD_DIR)) {
             return open;
@@ -256,6 +256,9 @@ public final class LeakDetector
                 || target.endsWith(".so")
                 || target.endsWith("/modules")
                 || target.startsWith("/proc/")
+                // SecureRandom's NativePRNG opens both once, on first use, and keeps them.
+                || target.equals("/dev/random")
+                || target.equals("/dev/urandom")
                 // No Railyard module opens a socket; the JDK or the test runner opened one lazily
                 // during a test once (and kept it), which is not the test's leak.
                 || target.startsWith("socket:");

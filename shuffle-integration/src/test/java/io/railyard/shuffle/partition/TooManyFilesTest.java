@@ -3,11 +3,14 @@ package io.railyard.shuffle.partition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.testing.LeakDetector;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -17,12 +20,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * ARCHITECTURE.md, Reliability row 27: a hash partition with more subpartitions than the process
  * may open files fails with a clear "too many open files" error that points to the sort-based
- * partition, and leaves nothing behind. Runs in a child JVM under {@code ulimit -n 128}.
+ * partition, and leaves nothing behind: no pages, no files, and the child's open file descriptors
+ * (read from {@code /proc/self/fd}, not directory entries) back to their baseline. Runs in a child
+ * JVM under {@code ulimit -n 128}.
  */
 class TooManyFilesTest {
     /** The child: tries a 500-subpartition hash partition and prints the outcome. */
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
+        Set<String> before = LeakDetector.descriptors();
         ShuffleOptions options =
                 ShuffleOptions.builder().pageSizeBytes(256).totalPages(1024).build();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
@@ -36,6 +42,9 @@ class TooManyFilesTest {
         try (var files = Files.list(dir)) {
             System.out.println("FILES: " + files.count());
         }
+        Set<String> leaked = new TreeSet<>(LeakDetector.descriptors());
+        leaked.removeAll(before);
+        System.out.println("DESCRIPTORS: " + before.size() + " before, leaked " + leaked);
     }
 
     @Test
@@ -71,5 +80,11 @@ class TooManyFilesTest {
                                         .contains("sort-based"));
         assertThat(lines).contains("PAGES: " + IoScheduler.pagesNeeded(ShuffleOptions.DEFAULT));
         assertThat(lines).contains("FILES: 0");
+        assertThat(lines)
+                .as("open descriptors of the child, from /proc/self/fd")
+                .anySatisfy(
+                        line ->
+                                assertThat(line)
+                                        .matches("DESCRIPTORS: [1-9]\\d* before, leaked \\[]"));
     }
 }
