@@ -355,7 +355,7 @@ final class JobRun implements WorkerGateway {
 
     private void onFailed(TaskRun task, Throwable failure) throws IOException {
         FailureHandling handling =
-                jobMaster().onTaskFailed(task.task(), task.attempt(), lost(failure));
+                jobMaster().onTaskFailed(task.task(), task.attempt(), failure, lost(failure));
         switch (handling.outcome()) {
             case RESTART -> {
                 restarts++;
@@ -368,7 +368,7 @@ final class JobRun implements WorkerGateway {
                                 handling.delayMillis(),
                                 TimeUnit.MILLISECONDS);
             }
-            case FAIL_JOB -> complete(JobResult.State.FAILED, failure);
+            case FAIL_JOB -> complete(JobResult.State.FAILED, handling.failure());
             case IGNORED -> {}
         }
     }
