@@ -88,6 +88,7 @@ final class JobRun implements WorkerGateway {
             JobGraph graph,
             TaskCode.Factory code,
             RestartBackoffPolicy policy,
+            OffloadOptions offload,
             List<Worker> workers,
             BlockingShuffle blocking) {
         this.graph = graph;
@@ -118,7 +119,7 @@ final class JobRun implements WorkerGateway {
                                     this,
                                     policy,
                                     blobs,
-                                    OffloadOptions.DEFAULT);
+                                    offload);
                     master = created;
                     created.start();
                 });
@@ -132,9 +133,11 @@ final class JobRun implements WorkerGateway {
             int restarts,
             long tasksDeployed,
             long wallNanos,
+            int blobsLeft,
             int partitionsLeft) {
         Outcome withPartitionsLeft(int left) {
-            return new Outcome(state, cause, committed, restarts, tasksDeployed, wallNanos, left);
+            return new Outcome(
+                    state, cause, committed, restarts, tasksDeployed, wallNanos, blobsLeft, left);
         }
 
         JobResult result(
@@ -152,6 +155,7 @@ final class JobRun implements WorkerGateway {
                     leakedPages,
                     leakedFiles,
                     partitionsLeft,
+                    blobsLeft,
                     shuffle,
                     maxSlotsBusy);
         }
@@ -411,6 +415,7 @@ final class JobRun implements WorkerGateway {
                         restarts,
                         tasksDeployed.get(),
                         System.nanoTime() - startNanos,
+                        blobs.numBlobs(),
                         0));
     }
 
@@ -445,6 +450,7 @@ final class JobRun implements WorkerGateway {
                             restarts,
                             tasksDeployed.get(),
                             System.nanoTime() - startNanos,
+                            blobs.numBlobs(),
                             0));
         }
     }
