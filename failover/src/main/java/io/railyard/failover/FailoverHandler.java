@@ -2,6 +2,7 @@ package io.railyard.failover;
 
 import static com.google.common.base.Preconditions.checkElementIndex;
 import static com.google.common.base.Preconditions.checkState;
+import static java.util.Objects.requireNonNull;
 
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
@@ -9,7 +10,9 @@ import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import java.lang.System.Logger.Level;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.function.IntPredicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where failover meets scheduling: task events with attempt numbers in, restart decisions out. Ties
@@ -28,10 +31,12 @@ import java.util.function.IntPredicate;
  * <h2>Lifecycle of a failure</h2>
  *
  * <ol>
- *   <li>{@link #onTaskFailed(int, int, int)}: a partition named as the cause is marked lost; the
- *       restart set is computed; the policy decides. On RESTART the regions' attempts are bumped
- *       and the caller cancels the tasks; on FAIL_JOB the job is over and every partition the
- *       scheduler tracks is released through the {@link ReleaseListener}.
+ *   <li>{@link #onTaskFailed(int, int, Throwable, int)}: a partition named as the cause is marked
+ *       lost; the restart set is computed; the policy decides. On RESTART the regions' attempts are
+ *       bumped and the caller cancels the tasks; on FAIL_JOB the job is over, its failure (a {@link
+ *       JobFailedException} naming the task and the policy's reason, caused by the task's failure)
+ *       is kept, and every partition the scheduler tracks is released through the {@link
+ *       ReleaseListener}.
  *   <li>After the delay, {@link #restart(FailureHandling)}: the restarted tasks' partitions become
  *       unavailable, release counters are re-armed, and the scheduling strategy takes the regions
  *       back and redeploys each as soon as its inputs are consumable.
@@ -57,7 +62,7 @@ public final class FailoverHandler {
     private final PartitionRelease release;
     private final RegionFailover failover;
     private final int[] attempt; // per region
-    private boolean jobFailed;
+    private @Nullable JobFailedException jobFailure;
 
     /**
      * A handler for the job scheduled by {@code strategy}; partitions to release go to {@code
@@ -117,27 +122,37 @@ public final class FailoverHandler {
     }
 
     /**
-     * Attempt {@code taskAttempt} of task {@code task} failed, caused by reading partition {@code
-     * lostPartition} (or {@code -1} when the cause is not a lost partition). See the class notes.
+     * Attempt {@code taskAttempt} of task {@code task} failed with {@code cause}, by reading
+     * partition {@code lostPartition} (or {@code -1} when the cause is not a lost partition). See
+     * the class notes. The decision carries {@code cause}; when the policy refuses, it also carries
+     * the job's failure, caused by {@code cause}.
      *
      * @throws IndexOutOfBoundsException if the task or the partition id is out of range
+     * @throws NullPointerException if {@code cause} is null
      */
-    public FailureHandling onTaskFailed(int task, int taskAttempt, int lostPartition) {
+    public FailureHandling onTaskFailed(
+            int task, int taskAttempt, Throwable cause, int lostPartition) {
+        requireNonNull(cause, "cause");
         if (lostPartition != -1) {
             checkElementIndex(lostPartition, graph.numPartitions(), "lostPartition");
         }
         if (isStale(task, taskAttempt, "failed")) {
             return new FailureHandling(
-                    FailureHandling.Outcome.IGNORED, 0, null, "stale attempt " + taskAttempt);
+                    FailureHandling.Outcome.IGNORED,
+                    0,
+                    null,
+                    "stale attempt " + taskAttempt,
+                    cause,
+                    null);
         }
         if (lostPartition != -1) {
             tracker.onPartitionLost(lostPartition);
         }
         RestartDecision decision = policy.onFailure();
         if (!decision.restart()) {
-            failJob();
+            JobFailedException failure = failJob(task, taskAttempt, decision.reason(), cause);
             return new FailureHandling(
-                    FailureHandling.Outcome.FAIL_JOB, 0, null, decision.reason());
+                    FailureHandling.Outcome.FAIL_JOB, 0, null, decision.reason(), cause, failure);
         }
         RestartSet tasks = failover.tasksToRestart(task);
         for (int i = 0; i < tasks.numRegions(); i++) {
@@ -148,7 +163,12 @@ public final class FailoverHandler {
         // a later decision that already ran) must not touch what their new attempts produced.
         invalidateProduced(tasks);
         return new FailureHandling(
-                FailureHandling.Outcome.RESTART, decision.delayMillis(), tasks, decision.reason());
+                FailureHandling.Outcome.RESTART,
+                decision.delayMillis(),
+                tasks,
+                decision.reason(),
+                cause,
+                null);
     }
 
     /**
@@ -183,7 +203,7 @@ public final class FailoverHandler {
      */
     public void restart(FailureHandling handling, IntPredicate stillOwned) {
         RestartSet tasks = handling.restartSet();
-        checkState(!jobFailed, "the job has failed; nothing restarts");
+        checkState(jobFailure == null, "the job has failed; nothing restarts");
         int[] restarted = Arrays.stream(tasks.regions()).filter(stillOwned).toArray();
         if (restarted.length > 0) {
             release.onRegionsRestarted(restarted);
@@ -206,12 +226,20 @@ public final class FailoverHandler {
 
     /** Whether the back-off policy refused a restart. */
     public boolean isJobFailed() {
-        return jobFailed;
+        return jobFailure != null;
+    }
+
+    /**
+     * The job's failure once the back-off policy refused a restart (its cause the failure of the
+     * task that was not restarted), empty before. O(1).
+     */
+    public Optional<JobFailedException> jobFailure() {
+        return Optional.ofNullable(jobFailure);
     }
 
     private boolean isStale(int task, int taskAttempt, String event) {
         int current = attempt(task);
-        if (jobFailed || taskAttempt != current) {
+        if (jobFailure != null || taskAttempt != current) {
             LOG.log(
                     Level.DEBUG,
                     "ignoring {0} of {1} attempt {2}: current attempt {3}, job failed: {4}",
@@ -219,16 +247,29 @@ public final class FailoverHandler {
                     graph.taskName(task),
                     taskAttempt,
                     current,
-                    jobFailed);
+                    jobFailure != null);
             return true;
         }
         return false;
     }
 
-    /** The job is over: every partition not released yet is released now. */
-    private void failJob() {
-        jobFailed = true;
+    /**
+     * The job is over: its failure names the task and why the policy refused; every partition not
+     * released yet is released now.
+     */
+    private JobFailedException failJob(int task, int taskAttempt, String reason, Throwable cause) {
+        JobFailedException failure =
+                new JobFailedException(
+                        "task "
+                                + graph.taskName(task)
+                                + " (attempt "
+                                + taskAttempt
+                                + ") failed and is not restarted: "
+                                + reason,
+                        cause);
+        jobFailure = failure;
         release.releaseAll();
+        return failure;
     }
 
     /** Released partitions become unavailable, then the caller hears of them. */

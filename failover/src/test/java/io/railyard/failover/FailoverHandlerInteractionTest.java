@@ -31,6 +31,7 @@ import org.mockito.InOrder;
  * rows 3, 8, 9 and 13).
  */
 class FailoverHandlerInteractionTest {
+    private final RuntimeException failure = new IllegalStateException("task failed");
     private final TestingRegionDeployer deployer = new TestingRegionDeployer();
 
     /**
@@ -82,7 +83,7 @@ class FailoverHandlerInteractionTest {
 
         // c#2 fails reading b#0's partition: b#0 reruns, and so do a#0 and a#1 (their partitions
         // were released) and every c. b#0 had finished: a[0, 2) becomes unreleasable again.
-        FailureHandling handling = handler.onTaskFailed(graph.task(2, 2), 0, 4);
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 2), 0, failure, 4);
         assertThat(handling.outcome()).isEqualTo(Outcome.RESTART);
         assertThat(handling.restartSet().toTaskArray()).containsExactly(0, 1, 4, 6, 7, 8);
         handler.restart(handling);
@@ -113,13 +114,15 @@ class FailoverHandlerInteractionTest {
         int a0 = graph.task(0, 0);
         int a1 = graph.task(0, 1);
 
-        FailureHandling first = handler.onTaskFailed(a0, 0, -1);
-        FailureHandling stale = handler.onTaskFailed(a0, 0, -1); // same attempt: one restart
+        FailureHandling first = handler.onTaskFailed(a0, 0, failure, -1);
+        FailureHandling stale =
+                handler.onTaskFailed(a0, 0, failure, -1); // same attempt: one restart
         verify(clock, times(1)).millis();
         handler.restart(first);
-        FailureHandling second = handler.onTaskFailed(a0, handler.attempt(a0), -1);
+        FailureHandling second = handler.onTaskFailed(a0, handler.attempt(a0), failure, -1);
         handler.restart(second);
-        FailureHandling third = handler.onTaskFailed(a1, handler.attempt(a1), -1); // 3 in 1 min
+        FailureHandling third =
+                handler.onTaskFailed(a1, handler.attempt(a1), failure, -1); // 3 in 1 min
 
         assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
         assertThat(first.delayMillis()).isEqualTo(5);
@@ -127,7 +130,7 @@ class FailoverHandlerInteractionTest {
         assertThat(second.outcome()).isEqualTo(Outcome.RESTART);
         assertThat(third.outcome()).isEqualTo(Outcome.FAIL_JOB);
         assertThat(third.reason()).contains("failure-rate").contains("60000 ms");
-        assertThat(handler.onTaskFailed(a1, handler.attempt(a1), -1).outcome())
+        assertThat(handler.onTaskFailed(a1, handler.attempt(a1), failure, -1).outcome())
                 .isEqualTo(Outcome.IGNORED); // the job has failed
         verify(clock, times(3)).millis();
         verifyNoMoreInteractions(clock); // never instant(): milliseconds only

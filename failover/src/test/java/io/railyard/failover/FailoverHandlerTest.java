@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * partitions, back-off exhaustion and release (ARCHITECTURE.md, Reliability rows 8–13).
  */
 class FailoverHandlerTest {
+    private final RuntimeException failure = new IllegalStateException("task failed");
     private final TestingRegionDeployer deployer = new TestingRegionDeployer();
     private final BitSet released = new BitSet();
     private int releasedTwice;
@@ -76,8 +77,8 @@ class FailoverHandlerTest {
         int b1 = graph.task(graph.vertexId("b"), 1);
         assertThat(handler.onTaskFinished(b1, 0)).isTrue(); // else b#1 restarts too: not produced
 
-        FailureHandling first = handler.onTaskFailed(b0, 0, -1);
-        FailureHandling again = handler.onTaskFailed(b0, 0, -1);
+        FailureHandling first = handler.onTaskFailed(b0, 0, failure, -1);
+        FailureHandling again = handler.onTaskFailed(b0, 0, failure, -1);
 
         assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
         assertThat(first.delayMillis()).isEqualTo(7);
@@ -105,8 +106,9 @@ class FailoverHandlerTest {
         int c0 = graph.task(2, 0);
         int c1 = graph.task(2, 1);
         deployer.takeDeployed();
-        FailureHandling sinkFailed = handler.onTaskFailed(c0, 0, -1);
-        FailureHandling partitionLost = handler.onTaskFailed(c1, 0, graph.firstPartition(1));
+        FailureHandling sinkFailed = handler.onTaskFailed(c0, 0, failure, -1);
+        FailureHandling partitionLost =
+                handler.onTaskFailed(c1, 0, failure, graph.firstPartition(1));
         assertThat(partitionLost.restartSet().contains(c0)).as("taken over").isTrue();
 
         handler.restart(sinkFailed, region -> !partitionLost.restartSet().contains(c0));
@@ -126,7 +128,7 @@ class FailoverHandlerTest {
         JobGraph graph = chain();
         FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
         int a0 = graph.task(0, 0);
-        FailureHandling handling = handler.onTaskFailed(a0, 0, -1);
+        FailureHandling handling = handler.onTaskFailed(a0, 0, failure, -1);
 
         assertThat(handler.onTaskFinished(a0, 0)).isFalse();
         assertThat(handler.availability().isAvailable(0)).isFalse();
@@ -156,7 +158,7 @@ class FailoverHandlerTest {
         int c1 = graph.task(2, 1);
         int lost = graph.firstPartition(graph.producedDataSet(1, 0)) + 1; // b#1's output
 
-        FailureHandling handling = handler.onTaskFailed(c1, 0, lost);
+        FailureHandling handling = handler.onTaskFailed(c1, 0, failure, lost);
         handler.restart(handling);
 
         PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
@@ -179,7 +181,7 @@ class FailoverHandlerTest {
             handler.onPartitionLost(p); // the only worker held every partition
         }
 
-        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, -1);
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, failure, -1);
 
         assertThat(handling.restartSet().numTasks()).isEqualTo(6);
         for (int task = 0; task < 6; task++) {
@@ -210,7 +212,7 @@ class FailoverHandlerTest {
         finishAll(handler, graph, "a");
         finishAll(handler, graph, "b"); // a's partitions released here
 
-        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, -1);
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, failure, -1);
 
         assertThat(handling.outcome()).isEqualTo(Outcome.FAIL_JOB);
         assertThat(handling.reason()).contains("no restart");
@@ -218,7 +220,7 @@ class FailoverHandlerTest {
         assertThat(released.cardinality()).isEqualTo(graph.numPartitions());
         assertThat(releasedTwice).isZero();
         assertThat(handler.onTaskFinished(graph.task(2, 1), 0)).isFalse();
-        assertThat(handler.onTaskFailed(graph.task(2, 1), 0, -1).outcome())
+        assertThat(handler.onTaskFailed(graph.task(2, 1), 0, failure, -1).outcome())
                 .isEqualTo(Outcome.IGNORED);
         assertThatThrownBy(() -> handling.restartSet()).isInstanceOf(IllegalStateException.class);
     }
@@ -228,10 +230,10 @@ class FailoverHandlerTest {
         JobGraph graph = chain();
         FailoverHandler handler = handler(graph, RestartBackoffPolicy.noRestart());
 
-        assertThatThrownBy(() -> handler.onTaskFailed(6, 0, -1))
+        assertThatThrownBy(() -> handler.onTaskFailed(6, 0, failure, -1))
                 .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("task (6)");
-        assertThatThrownBy(() -> handler.onTaskFailed(0, 0, 4))
+        assertThatThrownBy(() -> handler.onTaskFailed(0, 0, failure, 4))
                 .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("lostPartition (4)");
         assertThatThrownBy(() -> handler.onPartitionLost(-2))

@@ -34,7 +34,8 @@ class ReadmeSampleTest {
             failover.onTaskFinished(task, 0); // sources and maps: the 10,000 sinks deploy
         }
         int deployedBeforeTheFailure = deployer.takeDeployed().length;
-        FailureHandling handling = failover.onTaskFailed(sink7, 0, -1);
+        Exception failure = new IllegalStateException("sink#7 failed");
+        FailureHandling handling = failover.onTaskFailed(sink7, 0, failure, -1);
         // ... cancel handling.restartSet(), wait handling.delayMillis(), then:
         failover.restart(handling);
 

@@ -1,5 +1,7 @@
 package io.railyard.benchmarks.cli;
 
+import com.google.common.base.Throwables;
+import io.railyard.failover.JobFailedException;
 import java.util.Locale;
 
 /** Text made safe for one line on a terminal. */
@@ -27,5 +29,19 @@ final class OneLine {
             }
         }
         return line.toString();
+    }
+
+    /**
+     * A failure in one line, without a stack trace: its text (a {@link JobFailedException}'s
+     * message alone: it names the task and why it was not restarted) and, when it has a cause, the
+     * root cause's class and message, which the wrappers' messages may not repeat. O(cause chain).
+     */
+    static String ofFailure(Throwable failure) {
+        String text =
+                failure instanceof JobFailedException
+                        ? String.valueOf(failure.getMessage())
+                        : failure.toString();
+        Throwable root = Throwables.getRootCause(failure);
+        return of(root == failure ? text : text + "; root cause: " + root);
     }
 }

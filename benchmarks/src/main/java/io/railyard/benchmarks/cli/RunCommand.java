@@ -46,7 +46,8 @@ import picocli.CommandLine.Spec;
  * checksum_in} (what the sinks must receive: every source record once per path to a sink) beside
  * {@code records_out} / {@code checksum_out} (what they committed), equal when delivery was exact,
  * {@code leaked_pages} / {@code leaked_files}, 0 after every run, and the summary's figures. A job
- * that ends FAILED exits 1 with its cause in one line; bad options and job files exit 2.
+ * that ends FAILED exits 1 with its cause in one line (why the job failed and the root cause, no
+ * stack trace); bad options and job files exit 2.
  */
 @Command(
         name = "run",
@@ -195,7 +196,9 @@ final class RunCommand implements Callable<Integer> {
         }
         Throwable cause = result.cause();
         if (result.state() == JobResult.State.FAILED) {
-            String line = "the job failed: " + OneLine.of(String.valueOf(cause));
+            String line =
+                    "the job failed: "
+                            + (cause == null ? "no cause recorded" : OneLine.ofFailure(cause));
             throw cause == null ? new CommandFailure(line) : new CommandFailure(line, cause);
         }
         return ExitCode.OK;
@@ -335,8 +338,9 @@ final class RunCommand implements Callable<Integer> {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
         Tally got = result.committedTotal();
         root.put("state", result.state().name());
-        if (result.cause() != null) {
-            root.put("cause", OneLine.of(String.valueOf(result.cause())));
+        Throwable cause = result.cause();
+        if (cause != null) {
+            root.put("cause", OneLine.ofFailure(cause));
         }
         root.put("records_in", expected.records());
         root.put("records_out", got.records());

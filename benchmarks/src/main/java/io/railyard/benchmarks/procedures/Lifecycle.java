@@ -33,7 +33,8 @@ public final class Lifecycle {
         for (int task = 0; task < graph.numTasks(); task++) {
             bytes += descriptors.create(task, failover.attempt(task)).encode().length;
         }
-        FailureHandling handling = failover.onTaskFailed(0, 0, -1);
+        FailureHandling handling =
+                failover.onTaskFailed(0, 0, new IllegalStateException("source#0 fails"), -1);
         handling.restartSet().forEachTask(task -> invalidateOutputs(graph, descriptors, task));
         failover.restart(handling);
         return bytes + handling.restartSet().numTasks();

@@ -87,7 +87,9 @@ class RunCommandTest {
         assertThat(recovered.out()).contains("(exact)");
         assertThat(failed.exit()).isEqualTo(1);
         assertThat(failed.err().strip())
-                .startsWith("run: the job failed: ")
+                .startsWith("run: the job failed: task ")
+                .contains("is not restarted: restart attempt 3 exceeds maxAttempts = 2")
+                .contains("; root cause: ")
                 .contains("injected failure")
                 .doesNotContain("\n");
         assertThat(failed.out()).contains("left behind: 0 pages, 0 files");

@@ -15,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * @param leakedPages network-buffer pages still in use after the job (0 unless a bug)
  * @param leakedFiles partition files left in the workers' directories after the job
  * @param partitionsLeft partitions nobody released by the end (released then; 0 unless a bug)
+ * @param blobsLeft blobs in the job's blob store (offloaded descriptors) when the job ended, before
+ *     the JobMaster closed: every partition released drops the descriptors naming it, so 0 unless a
+ *     bug (closing drops the rest)
  * @param shuffle what the workers' shuffle layers moved during the job, every attempt's included
  * @param maxSlotsBusy the most slots, over all workers, that ran a task attempt at one time: in
  *     {@code [1, workers × slots]} for a job that deployed a task
@@ -29,6 +32,7 @@ public record JobResult(
         long leakedPages,
         long leakedFiles,
         int partitionsLeft,
+        int blobsLeft,
         ShuffleBytes shuffle,
         int maxSlotsBusy) {
     /** How the job ended. */

@@ -88,6 +88,7 @@ final class JobRun implements WorkerGateway {
             JobGraph graph,
             TaskCode.Factory code,
             RestartBackoffPolicy policy,
+            OffloadOptions offload,
             List<Worker> workers,
             BlockingShuffle blocking) {
         this.graph = graph;
@@ -118,7 +119,7 @@ final class JobRun implements WorkerGateway {
                                     this,
                                     policy,
                                     blobs,
-                                    OffloadOptions.DEFAULT);
+                                    offload);
                     master = created;
                     created.start();
                 });
@@ -132,9 +133,11 @@ final class JobRun implements WorkerGateway {
             int restarts,
             long tasksDeployed,
             long wallNanos,
+            int blobsLeft,
             int partitionsLeft) {
         Outcome withPartitionsLeft(int left) {
-            return new Outcome(state, cause, committed, restarts, tasksDeployed, wallNanos, left);
+            return new Outcome(
+                    state, cause, committed, restarts, tasksDeployed, wallNanos, blobsLeft, left);
         }
 
         JobResult result(
@@ -152,6 +155,7 @@ final class JobRun implements WorkerGateway {
                     leakedPages,
                     leakedFiles,
                     partitionsLeft,
+                    blobsLeft,
                     shuffle,
                     maxSlotsBusy);
         }
@@ -355,7 +359,7 @@ final class JobRun implements WorkerGateway {
 
     private void onFailed(TaskRun task, Throwable failure) throws IOException {
         FailureHandling handling =
-                jobMaster().onTaskFailed(task.task(), task.attempt(), lost(failure));
+                jobMaster().onTaskFailed(task.task(), task.attempt(), failure, lost(failure));
         switch (handling.outcome()) {
             case RESTART -> {
                 restarts++;
@@ -368,7 +372,7 @@ final class JobRun implements WorkerGateway {
                                 handling.delayMillis(),
                                 TimeUnit.MILLISECONDS);
             }
-            case FAIL_JOB -> complete(JobResult.State.FAILED, failure);
+            case FAIL_JOB -> complete(JobResult.State.FAILED, handling.failure());
             case IGNORED -> {}
         }
     }
@@ -411,6 +415,7 @@ final class JobRun implements WorkerGateway {
                         restarts,
                         tasksDeployed.get(),
                         System.nanoTime() - startNanos,
+                        blobs.numBlobs(),
                         0));
     }
 
@@ -445,6 +450,7 @@ final class JobRun implements WorkerGateway {
                             restarts,
                             tasksDeployed.get(),
                             System.nanoTime() - startNanos,
+                            blobs.numBlobs(),
                             0));
         }
     }

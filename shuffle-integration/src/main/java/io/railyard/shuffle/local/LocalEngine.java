@@ -2,6 +2,7 @@ package io.railyard.shuffle.local;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.Failures;
 import io.railyard.shuffle.ShuffleDirectory;
@@ -233,8 +234,23 @@ public final class LocalEngine implements AutoCloseable {
      *     released before it is thrown
      * @throws InterruptedException if interrupted while waiting (the job is cancelled)
      */
-    public synchronized JobResult run(
+    public JobResult run(
             JobGraph graph, TaskCode.Factory code, RestartBackoffPolicy policy, Duration timeout)
+            throws TimeoutException, InterruptedException, IOException {
+        return run(graph, code, policy, timeout, OffloadOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #run(JobGraph, TaskCode.Factory, RestartBackoffPolicy, Duration)} with descriptors
+     * offloaded to the job's blob store as {@code offload} says (tests offload every group to check
+     * that a job leaves no blob behind).
+     */
+    synchronized JobResult run(
+            JobGraph graph,
+            TaskCode.Factory code,
+            RestartBackoffPolicy policy,
+            Duration timeout,
+            OffloadOptions offload)
             throws TimeoutException, InterruptedException, IOException {
         checkRunnable(graph);
         long[] pagesBefore = new long[workers.size()];
@@ -246,7 +262,7 @@ public final class LocalEngine implements AutoCloseable {
         JobResult.ShuffleBytes bytesBefore = shuffleBytes();
         peakBusy.set(busy.get());
         long startNanos = System.nanoTime();
-        JobRun run = new JobRun(graph, code, policy, workers, blocking);
+        JobRun run = new JobRun(graph, code, policy, offload, workers, blocking);
         current = run;
         watched = new Watched(run, graph.numTasks(), startNanos);
         try {

@@ -137,15 +137,17 @@ public final class JobMaster implements AutoCloseable {
     }
 
     /**
-     * Attempt {@code attempt} of task {@code task} failed, because reading {@code lost} failed
-     * (null if the cause is not a lost partition). See the class notes; returns the decision, whose
-     * restart the caller runs with {@link #restart} after its delay.
+     * Attempt {@code attempt} of task {@code task} failed with {@code cause}, because reading
+     * {@code lost} failed (null if the cause is not a lost partition). See the class notes; returns
+     * the decision, whose restart the caller runs with {@link #restart} after its delay. When the
+     * back-off policy gives up, the decision's {@link FailureHandling#failure()} is the job's
+     * failure, caused by {@code cause}.
      *
      * @throws IndexOutOfBoundsException if the task or the lost partition is out of range
      * @throws IOException if dropping a restarted partition's blob failed (the decision stands)
      */
-    public FailureHandling onTaskFailed(int task, int attempt, @Nullable PartitionId lost)
-            throws IOException {
+    public FailureHandling onTaskFailed(
+            int task, int attempt, Throwable cause, @Nullable PartitionId lost) throws IOException {
         int lostPartition = -1;
         if (lost != null) {
             checkElementIndex(lost.partition(), graph.numPartitions(), "lost partition");
@@ -153,7 +155,7 @@ public final class JobMaster implements AutoCloseable {
                 lostPartition = lost.partition();
             }
         }
-        FailureHandling handling = failover.onTaskFailed(task, attempt, lostPartition);
+        FailureHandling handling = failover.onTaskFailed(task, attempt, cause, lostPartition);
         switch (handling.outcome()) {
             case RESTART -> {
                 int decision = ++decisions;

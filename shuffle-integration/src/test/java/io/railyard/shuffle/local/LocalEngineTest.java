@@ -3,6 +3,7 @@ package io.railyard.shuffle.local;
 import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.railyard.failover.JobFailedException;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.local.LocalEngine.BlockingShuffle;
@@ -233,6 +234,8 @@ class LocalEngineTest {
 
             assertThat(result.state()).isEqualTo(JobResult.State.FAILED);
             assertThat(result.cause())
+                    .isInstanceOf(JobFailedException.class)
+                    .cause()
                     .isInstanceOf(ForwardingJob.InjectedFailure.class)
                     .hasMessageContaining("at record 10");
             assertThat(result.leakedPages()).isZero();

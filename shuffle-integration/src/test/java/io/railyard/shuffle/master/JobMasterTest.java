@@ -67,6 +67,7 @@ class JobMasterTest {
     }
 
     private final RecordingGateway gateway = new RecordingGateway();
+    private final RuntimeException failure = new IllegalStateException("task failed");
     private final InMemoryBlobStore blobs = new InMemoryBlobStore();
 
     private static JobGraph twoVertices(ResultPartitionType type) {
@@ -138,7 +139,7 @@ class JobMasterTest {
         }
         gateway.clear();
 
-        FailureHandling handling = master.onTaskFailed(5, 0, new PartitionId(2, 0));
+        FailureHandling handling = master.onTaskFailed(5, 0, failure, new PartitionId(2, 0));
 
         assertThat(handling.outcome()).isEqualTo(FailureHandling.Outcome.RESTART);
         assertThat(handling.restartSet().contains(2)).as("the producer restarts").isTrue();
@@ -174,8 +175,8 @@ class JobMasterTest {
         for (int source = 0; source < P; source++) {
             master.onTaskFinished(source, 0);
         }
-        FailureHandling sinkFailed = master.onTaskFailed(5, 0, null);
-        FailureHandling partitionLost = master.onTaskFailed(6, 0, new PartitionId(2, 0));
+        FailureHandling sinkFailed = master.onTaskFailed(5, 0, failure, null);
+        FailureHandling partitionLost = master.onTaskFailed(6, 0, failure, new PartitionId(2, 0));
         assertThat(partitionLost.restartSet().contains(5)).as("taken over").isTrue();
         gateway.clear();
 
@@ -196,12 +197,13 @@ class JobMasterTest {
         for (int source = 0; source < P; source++) {
             master.onTaskFinished(source, 0);
         }
-        FailureHandling first = master.onTaskFailed(5, 0, new PartitionId(2, 0));
+        FailureHandling first = master.onTaskFailed(5, 0, failure, new PartitionId(2, 0));
         master.restart(first);
         master.onTaskFinished(2, 1);
 
         // The sink's new attempt fails naming partition 2 as the old attempt wrote it.
-        FailureHandling second = master.onTaskFailed(5, master.attempt(5), new PartitionId(2, 0));
+        FailureHandling second =
+                master.onTaskFailed(5, master.attempt(5), failure, new PartitionId(2, 0));
 
         assertThat(second.restartSet().contains(2)).as("producer of the current attempt").isFalse();
         assertThat(second.restartSet().contains(5)).isTrue();
@@ -237,10 +239,11 @@ class JobMasterTest {
         master.onTaskFinished(0, 0);
         gateway.clear();
 
-        FailureHandling handling = master.onTaskFailed(1, 0, null);
+        FailureHandling handling = master.onTaskFailed(1, 0, failure, null);
 
         assertThat(handling.outcome()).isEqualTo(FailureHandling.Outcome.FAIL_JOB);
         assertThat(master.isJobFailed()).isTrue();
+        assertThat(handling.failure()).hasCause(failure).hasMessageContaining("no restart");
         assertThat(gateway.cancelled).containsExactly("0.0@0", "1.0@1", "2.0@2", "3.0@0");
         assertThat(gateway.released).contains(new PartitionId(0, 0));
     }
