@@ -3,6 +3,7 @@ package io.railyard.shuffle.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartOracle;
 import io.railyard.shuffle.ShuffleOptions;
@@ -114,7 +115,9 @@ class LocalEnginePropertyTest {
                             graph,
                             code,
                             RestartBackoffPolicy.fixedDelay(10, Duration.ZERO),
-                            Duration.ofSeconds(60));
+                            Duration.ofSeconds(60),
+                            // Every group's descriptors offloaded, so that blobs left would show.
+                            new OffloadOptions(true, 1, 1, true));
 
             assertThat(result.state())
                     .as("seed %s, cause %s", seed, result.cause())
@@ -128,6 +131,7 @@ class LocalEnginePropertyTest {
             assertThat(result.leakedPages()).as("pages left").isZero();
             assertThat(result.leakedFiles()).as("files left").isZero();
             assertThat(result.partitionsLeft()).as("partitions left").isZero();
+            assertThat(result.blobsLeft()).as("blobs left (descriptors offloaded)").isZero();
             if (fault == Fault.LOST_PARTITION) {
                 assertThat(result.restarts()).as("restarts after losing " + lostFile).isPositive();
             }
