@@ -8,12 +8,28 @@ package io.railyard.deployment;
 final class ByteReader {
     private final byte[] bytes;
     private final int end;
+    private final boolean inflated;
     private int position;
 
+    /** A reader of {@code bytes[offset, end)} of the framed bytes. */
     ByteReader(byte[] bytes, int offset, int end) {
+        this(bytes, offset, end, false);
+    }
+
+    /**
+     * A reader of {@code bytes[offset, end)}: of the framed bytes, or of a payload inflated from
+     * them if {@code inflated} (its errors then say so, as their offsets are the payload's).
+     */
+    ByteReader(byte[] bytes, int offset, int end, boolean inflated) {
         this.bytes = bytes;
         this.position = offset;
         this.end = end;
+        this.inflated = inflated;
+    }
+
+    /** The exception for field {@code field} at {@code offset} of what this reader reads. */
+    CorruptDescriptorException corrupt(int offset, String field, String problem) {
+        return new CorruptDescriptorException(offset, inflated, field, problem);
     }
 
     int position() {
@@ -36,18 +52,17 @@ final class ByteReader {
         for (int shift = 0; shift < 35; shift += 7) {
             int b = readByte(field);
             if (shift == 28 && (b & 0xF0) != 0) {
-                throw new CorruptDescriptorException(start, field, "varint overflows an int");
+                throw corrupt(start, field, "varint overflows an int");
             }
             value |= (b & 0x7F) << shift;
             if ((b & 0x80) == 0) {
                 if (value < 0 || value > max) {
-                    throw new CorruptDescriptorException(
-                            start, field, "value " + value + " not in [0, " + max + "]");
+                    throw corrupt(start, field, "value " + value + " not in [0, " + max + "]");
                 }
                 return value;
             }
         }
-        throw new CorruptDescriptorException(start, field, "varint longer than 5 bytes");
+        throw corrupt(start, field, "varint longer than 5 bytes");
     }
 
     long readLong(String field) {
@@ -84,7 +99,7 @@ final class ByteReader {
 
     void need(int length, String field) {
         if (length < 0 || length > end - position) {
-            throw new CorruptDescriptorException(
+            throw corrupt(
                     position,
                     field,
                     "needs " + length + " bytes, " + (end - position) + " left (truncated?)");
@@ -93,8 +108,7 @@ final class ByteReader {
 
     void expectEnd(String what) {
         if (position != end) {
-            throw new CorruptDescriptorException(
-                    position, what, (end - position) + " unexpected trailing bytes");
+            throw corrupt(position, what, (end - position) + " unexpected trailing bytes");
         }
     }
 }

@@ -10,15 +10,42 @@ public final class CorruptDescriptorException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final int offset;
+    private final boolean inInflatedPayload;
 
-    /** An exception for field {@code field} at byte {@code offset}, with details. */
+    /** An exception for field {@code field} at byte {@code offset} of the framed bytes. */
     public CorruptDescriptorException(int offset, String field, String problem) {
-        super("corrupt descriptor at byte " + offset + ", field " + field + ": " + problem);
-        this.offset = offset;
+        this(offset, false, field, problem);
     }
 
-    /** The byte offset at which decoding failed. */
+    /**
+     * An exception for field {@code field} at byte {@code offset}, of the framed bytes or, if
+     * {@code inInflatedPayload}, of the payload inflated from them (a deflated frame's fields have
+     * no offset in the framed bytes).
+     */
+    public CorruptDescriptorException(
+            int offset, boolean inInflatedPayload, String field, String problem) {
+        super(
+                "corrupt descriptor at byte "
+                        + offset
+                        + (inInflatedPayload ? " of the inflated payload" : "")
+                        + ", field "
+                        + field
+                        + ": "
+                        + problem);
+        this.offset = offset;
+        this.inInflatedPayload = inInflatedPayload;
+    }
+
+    /**
+     * The byte offset at which decoding failed: in the framed bytes, or in the inflated payload if
+     * {@link #inInflatedPayload()}.
+     */
     public int offset() {
         return offset;
+    }
+
+    /** Whether {@link #offset()} counts bytes of the payload inflated from a deflated frame. */
+    public boolean inInflatedPayload() {
+        return inInflatedPayload;
     }
 }

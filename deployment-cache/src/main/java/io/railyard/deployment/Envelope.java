@@ -115,7 +115,8 @@ final class Envelope {
         long plausible = (long) (bodyEnd - body.position()) * MAX_DEFLATE_RATIO + 64;
         int declared =
                 body.readVarint("uncompressed length", (int) Math.min(maxPayload, plausible));
-        return new ByteReader(inflate(bytes, body.position(), bodyEnd, declared), 0, declared);
+        return new ByteReader(
+                inflate(bytes, body.position(), bodyEnd, declared), 0, declared, true);
     }
 
     private static byte[] deflate(byte[] payload, int length) {

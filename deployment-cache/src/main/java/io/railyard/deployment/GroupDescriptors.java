@@ -170,8 +170,7 @@ public final class GroupDescriptors {
         int first = in.readVarint("first partition", Integer.MAX_VALUE);
         int size = in.readVarint("size", Integer.MAX_VALUE - first);
         if (size > JobGraph.MAX_PARALLELISM) {
-            throw new CorruptDescriptorException(
-                    in.position(), "size", size + " > " + JobGraph.MAX_PARALLELISM);
+            throw in.corrupt(in.position(), "size", size + " > " + JobGraph.MAX_PARALLELISM);
         }
         Column workers = readColumn(in, size, "worker");
         Column connections = readColumn(in, size, "connection index");
@@ -228,7 +227,7 @@ public final class GroupDescriptors {
             return new Column(in.readVarint(field, Integer.MAX_VALUE), null);
         }
         if (kind != VARINTS && kind != DELTAS) {
-            throw new CorruptDescriptorException(start, field + " column kind", "unknown " + kind);
+            throw in.corrupt(start, field + " column kind", "unknown " + kind);
         }
         in.need(size, field + " column"); // at least a byte per value: no forged allocation
         int[] values = new int[size];
@@ -240,8 +239,7 @@ public final class GroupDescriptors {
             } else {
                 long value = previous + unZigZag(in.readVarint(field, Integer.MAX_VALUE));
                 if (value < 0 || value > Integer.MAX_VALUE) {
-                    throw new CorruptDescriptorException(
-                            position, field, "delta leads to " + value);
+                    throw in.corrupt(position, field, "delta leads to " + value);
                 }
                 values[i] = (int) value;
             }

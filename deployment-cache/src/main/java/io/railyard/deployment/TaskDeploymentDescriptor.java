@@ -115,12 +115,11 @@ public record TaskDeploymentDescriptor(
             int start = in.position();
             int subpartitions = in.readVarint("subpartitions", Integer.MAX_VALUE);
             if (subpartitions == 0) {
-                throw new CorruptDescriptorException(start, "subpartitions", "must be >= 1");
+                throw in.corrupt(start, "subpartitions", "must be >= 1");
             }
             int type = in.readByte("partition type");
             if (type >= TYPE_OF_CODE.length) {
-                throw new CorruptDescriptorException(
-                        in.position() - 1, "partition type", "unknown type " + type);
+                throw in.corrupt(in.position() - 1, "partition type", "unknown type " + type);
             }
             produced.add(
                     new ProducedPartition(partition, dataSet, subpartitions, TYPE_OF_CODE[type]));
@@ -151,7 +150,7 @@ public record TaskDeploymentDescriptor(
         int countAt = in.position();
         int count = in.readVarint("input subpartitions", Integer.MAX_VALUE - first);
         if (count == 0) {
-            throw new CorruptDescriptorException(countAt, "input subpartitions", "must be >= 1");
+            throw in.corrupt(countAt, "input subpartitions", "must be >= 1");
         }
         int kindAt = in.position();
         int kind = in.readByte("input kind");
@@ -164,7 +163,7 @@ public record TaskDeploymentDescriptor(
                     new BlobKey(BaseEncoding.base16().lowerCase().encode(key)));
         }
         if (kind != INLINE) {
-            throw new CorruptDescriptorException(kindAt, "input kind", "unknown kind " + kind);
+            throw in.corrupt(kindAt, "input kind", "unknown kind " + kind);
         }
         int length = in.readVarint("inline length", in.remaining());
         return InputDescriptor.inline(group, first, count, in.readBytes(length, "inline group"));

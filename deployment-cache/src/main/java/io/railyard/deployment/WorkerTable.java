@@ -4,6 +4,10 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkElementIndex;
 
 import com.google.common.collect.ImmutableList;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -85,12 +89,41 @@ public final class WorkerTable {
         for (int i = 0; i < n; i++) {
             int length = in.readVarint("location length", MAX_LOCATION_BYTES);
             if (length == 0) {
-                throw new CorruptDescriptorException(in.position(), "location", "empty");
+                throw in.corrupt(in.position(), "location", "empty");
             }
-            locations.add(new String(in.readBytes(length, "location"), StandardCharsets.UTF_8));
+            int at = in.position();
+            locations.add(location(in.readBytes(length, "location"), i, at, in));
         }
         in.expectEnd("worker table");
         return new WorkerTable(locations.build());
+    }
+
+    /**
+     * The location of worker {@code worker}, read strictly: bytes that are not UTF-8 would become
+     * replacement characters, a different and possibly longer location than the one encoded.
+     */
+    private static String location(byte[] utf8, int worker, int offset, ByteReader in) {
+        ByteBuffer bytes = ByteBuffer.wrap(utf8);
+        CharBuffer chars = CharBuffer.allocate(utf8.length);
+        CoderResult result =
+                StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(bytes, chars, true);
+        if (result.isError()) {
+            throw in.corrupt(
+                    offset + bytes.position(),
+                    "location",
+                    "the location of worker "
+                            + worker
+                            + " is not UTF-8 (byte 0x"
+                            + Integer.toHexString(utf8[bytes.position()] & 0xFF)
+                            + " at its byte "
+                            + bytes.position()
+                            + ")");
+        }
+        return chars.flip().toString();
     }
 
     @Override

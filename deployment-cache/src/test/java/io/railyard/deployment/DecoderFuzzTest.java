@@ -195,4 +195,60 @@ class DecoderFuzzTest {
                 .hasMessageContaining("CRC32C mismatch");
         assertThatThrownBy(() -> WorkerTable.decode(new byte[3])).hasMessageContaining("too short");
     }
+
+    @Test
+    void workerTable_locationNotUtf8_isCorruptNotAnIllegalArgument() {
+        // Found by review while writing DescriptorDecodersFuzzTest: 400 bytes of 0xff decoded to
+        // 400
+        // replacement characters, 1,200 UTF-8 bytes, and the table's constructor threw.
+        ByteWriter payload = new ByteWriter(512);
+        payload.writeVarint(1);
+        payload.writeVarint(400);
+        byte[] location = new byte[400];
+        Arrays.fill(location, 100, 400, (byte) 0xff);
+        Arrays.fill(location, 0, 100, (byte) 'w');
+        payload.writeBytes(location, 0, location.length);
+        byte[] table =
+                Envelope.seal(
+                        WorkerTable.MAGIC,
+                        WorkerTable.VERSION,
+                        payload.buffer(),
+                        payload.size(),
+                        false);
+
+        assertThatThrownBy(() -> WorkerTable.decode(table))
+                .isInstanceOf(CorruptDescriptorException.class)
+                .hasMessage(
+                        "corrupt descriptor at byte 107, field location: the location of worker 0"
+                                + " is not UTF-8 (byte 0xff at its byte 100)");
+    }
+
+    @Test
+    void deflatedPayload_errorOffset_isSaidToBeThePayloads() {
+        // Found by DescriptorDecodersFuzzTest: "at byte 89" of a 42-byte input.
+        ByteWriter payload = new ByteWriter(512);
+        payload.writeVarint(1);
+        payload.writeVarint(300);
+        byte[] location = new byte[300];
+        Arrays.fill(location, (byte) 'w');
+        payload.writeBytes(location, 0, location.length);
+        payload.writeVarint(5); // a trailing byte, at byte 303 of the payload
+        byte[] table =
+                Envelope.seal(
+                        WorkerTable.MAGIC,
+                        WorkerTable.VERSION,
+                        payload.buffer(),
+                        payload.size(),
+                        true);
+        assertThat(table[3]).as("deflated").isEqualTo((byte) Envelope.CODEC_DEFLATE);
+
+        assertThatThrownBy(() -> WorkerTable.decode(table))
+                .isInstanceOf(CorruptDescriptorException.class)
+                .hasMessageStartingWith("corrupt descriptor at byte 303 of the inflated payload,")
+                .satisfies(
+                        e ->
+                                assertThat(((CorruptDescriptorException) e).inInflatedPayload())
+                                        .isTrue());
+        assertThat(table.length).isLessThan(303);
+    }
 }

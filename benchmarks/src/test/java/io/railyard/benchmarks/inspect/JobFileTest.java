@@ -204,4 +204,18 @@ class JobFileTest {
                 .as("inspect's reading fails alike")
                 .hasMessageContaining(error);
     }
+
+    @Test
+    void keyWithEscapedLineBreaks_errorStaysOneLine() {
+        // Found by JobFileFuzzTest: an unknown key "q\rtices" put a carriage return into the path
+        // and the message, so `inspect` printed its one-line error on two lines.
+        byte[] document =
+                "{\"ver\\r\\ntices\\u2028\":[],\"edges\":[]}".getBytes(StandardCharsets.UTF_8);
+
+        assertThatThrownBy(() -> JobFile.parse(document))
+                .isInstanceOf(JobFileException.class)
+                .hasMessage(
+                        "$['ver\\r\\ntices\\u2028']: unknown field 'ver\\r\\ntices\\u2028';"
+                                + " allowed here: [edges, vertices]");
+    }
 }

@@ -10,7 +10,9 @@ import java.util.Arrays;
  * lengths and record bytes, and a record (or its length) may continue into the channel's next
  * buffer. A record inside one buffer is handed over as a view of that buffer (no copy); a record
  * spanning buffers is assembled in a per-channel heap array that grows to the largest such record,
- * and handed over through a view of that array that is reused for the channel's next one.
+ * and handed over through a view of that array that is reused for the channel's next one. The array
+ * grows with the bytes that arrive (doubling), never ahead of them to the length a record declares:
+ * a corrupt or forged length costs at most twice the bytes received.
  *
  * <p>Not thread-safe: owned by the consumer. No allocation per record, except that a channel's
  * array (and its view) grow when a spanning record is longer than any before.
@@ -53,7 +55,8 @@ public final class RecordDecoder {
      * Decodes {@code data[position, limit)} of {@code channel} (consuming it) and hands every
      * completed record to {@code sink}. O(bytes).
      *
-     * @throws IllegalArgumentException if a record length is malformed (negative or over 5 bytes)
+     * @throws IllegalArgumentException if a record length is malformed (negative, over 5 bytes, or
+     *     beyond an int)
      */
     public void decode(int channel, ByteBuffer data, RecordSink sink) {
         while (data.hasRemaining()) {
@@ -72,12 +75,10 @@ public final class RecordDecoder {
                 continue;
             }
             byte[] target = partial[channel];
-            if (target.length < want) {
-                target = new byte[want];
-                partial[channel] = target;
-                partialView[channel] = ByteBuffer.wrap(target);
-            }
             int n = Math.min(want - filled[channel], data.remaining());
+            if (target.length < filled[channel] + n) {
+                target = grow(channel, filled[channel] + n, want);
+            }
             data.get(target, filled[channel], n);
             filled[channel] += n;
             if (filled[channel] == want) {
@@ -97,8 +98,30 @@ public final class RecordDecoder {
         return length[channel] == READING_LENGTH && lengthShift[channel] == 0;
     }
 
+    /**
+     * Grows {@code channel}'s array to hold {@code needed} bytes of a record of {@code want}:
+     * doubling, but never past what has arrived by more than that, so a forged length costs at most
+     * twice the bytes actually received, not the length it declares.
+     */
+    private byte[] grow(int channel, int needed, int want) {
+        int length = (int) Math.min(want, Math.max(needed, 2L * partial[channel].length));
+        byte[] grown = Arrays.copyOf(partial[channel], length);
+        partial[channel] = grown;
+        partialView[channel] = ByteBuffer.wrap(grown);
+        return grown;
+    }
+
     private void readLength(int channel, ByteBuffer data) {
         int b = data.get();
+        // The fifth byte holds bits 28-34: any of 31-34 would be shifted out of the int unseen.
+        if (lengthShift[channel] == 28 && (b & 0x70) != 0) {
+            throw new IllegalArgumentException(
+                    "channel "
+                            + channel
+                            + ": record length overflows an int (its fifth byte is 0x"
+                            + Integer.toHexString(b & 0xFF)
+                            + ", at most 0x8f allowed)");
+        }
         lengthValue[channel] |= (b & 0x7F) << lengthShift[channel];
         if ((b & 0x80) == 0) {
             int value = lengthValue[channel];

@@ -1,6 +1,7 @@
 package io.railyard.shuffle.partition;
 
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import java.util.zip.CRC32C;
 
 /**
@@ -11,7 +12,7 @@ import java.util.zip.CRC32C;
  * {@code (r, s)} is at byte {@code start(r) + s × 16}, where the partition keeps {@code start(r)}
  * in memory: one positioned read. A broadcast region has n equal entries pointing at one section.
  * Not thread-safe (one per writer, and one per partition used under its lock); every method is O(1)
- * and allocates nothing.
+ * and allocates nothing but the exception {@link #check} throws.
  */
 final class SortIndex {
     /** Bytes the checksum covers: offset (8), length (4), region (4), subpartition (4). */
@@ -37,6 +38,38 @@ final class SortIndex {
     boolean valid(IndexEntry entry, int region, int subpartition) {
         return entry.crc()
                 == checksum(entry.sectionOffset(), entry.sectionLength(), region, subpartition);
+    }
+
+    /**
+     * Checks that {@code entry} is the valid entry of {@code (region, subpartition)} and that the
+     * section it locates lies inside a data file of {@code fileBytes} bytes; throws naming where
+     * the entry was read ({@code at}) otherwise.
+     */
+    void check(IndexEntry entry, int region, int subpartition, long fileBytes, FrameContext at)
+            throws CorruptPartitionFileException {
+        if (!valid(entry, region, subpartition)) {
+            throw at.corrupt(
+                    "index entry checksum mismatch (region "
+                            + region
+                            + ", subpartition "
+                            + subpartition
+                            + ")");
+        }
+        long offset = entry.sectionOffset();
+        int length = entry.sectionLength();
+        // fileBytes - length, not offset + length: a forged offset near 2^63 would wrap around.
+        if (offset < 0 || length < 0 || offset > fileBytes - length) {
+            throw at.corrupt(
+                    String.format(
+                            Locale.ROOT,
+                            "index entry outside the data file: region %d, subpartition %d,"
+                                    + " section offset %d, length %d, but the file has %d bytes",
+                            region,
+                            subpartition,
+                            offset,
+                            length,
+                            fileBytes));
+        }
     }
 
     private int checksum(long offset, int length, int region, int subpartition) {

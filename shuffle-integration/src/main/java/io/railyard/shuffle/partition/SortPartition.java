@@ -23,6 +23,7 @@ final class SortPartition extends BlockingPartition {
     private final ByteBuffer cache = ByteBuffer.allocate(CACHE_BYTES);
     // A view into the cache, guarded (like the cache) by this partition's monitor.
     private final IndexEntry entry = new IndexEntry();
+    private final FrameContext at = new FrameContext(); // names the entry a check rejects
     private long cacheStart = -1;
     private @Nullable FileChannel dataChannel;
 
@@ -70,17 +71,8 @@ final class SortPartition extends BlockingPartition {
             fillCache(position);
         }
         entry.wrap(cache, (int) (position - cacheStart));
-        if (!index.valid(entry, region, s)) {
-            throw new CorruptPartitionFileException(
-                    name(), id(), dataFile, position, "index entry checksum mismatch");
-        }
-        long offset = entry.sectionOffset();
-        int length = entry.sectionLength();
-        if (offset < 0 || length < 0 || offset + length > bytesOnDisk()) {
-            throw new CorruptPartitionFileException(
-                    name(), id(), dataFile, position, "index entry outside the data file");
-        }
-        channel.setSection(offset, length);
+        index.check(entry, region, s, bytesOnDisk(), at.at(name(), id(), dataFile, position));
+        channel.setSection(entry.sectionOffset(), entry.sectionLength());
     }
 
     /**

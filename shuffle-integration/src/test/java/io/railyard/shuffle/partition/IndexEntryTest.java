@@ -1,8 +1,10 @@
 package io.railyard.shuffle.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -57,5 +59,23 @@ class IndexEntryTest {
         assertThat(index.valid(entry, 3, 1)).as("another region").isFalse();
         assertThat(index.valid(entry.wrap(page, IndexEntry.BYTES), 2, 2)).isTrue();
         assertThat(entry.sectionOffset()).isEqualTo(4396);
+    }
+
+    @Test
+    void sortIndexCheck_sectionEndBeyondLongMax_rejectedNamingTheValues() {
+        // Found by SortIndexFuzzTest: offset + length wrapped negative and passed the range check.
+        SortIndex index = new SortIndex();
+        ByteBuffer page = ByteBuffer.allocate(IndexEntry.BYTES);
+        index.put(page, Long.MAX_VALUE - 10, 100, 0, 0);
+        IndexEntry entry = new IndexEntry().wrap(page, 0);
+        FrameContext at = new FrameContext().at("p", null, Path.of("/x/p.data"), 32);
+
+        assertThatThrownBy(() -> index.check(entry, 0, 0, 4096, at))
+                .isInstanceOf(CorruptPartitionFileException.class)
+                .hasMessageContaining("/x/p.data at offset 32")
+                .hasMessageContaining(
+                        "index entry outside the data file: region 0, subpartition 0, section"
+                                + " offset 9223372036854775797, length 100, but the file has 4096"
+                                + " bytes");
     }
 }

@@ -1,0 +1,49 @@
+package io.railyard.shuffle.partition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link RecordDecoder} on corrupt lengths (Reliability rows 1 and 20), the two findings of {@link
+ * RecordDecoderFuzzTest}: a forged length is not a reservation, and no bit of a length is dropped.
+ */
+class RecordDecoderTest {
+    private static final RecordDecoder.RecordSink NO_SINK =
+            (channel, record) -> {
+                throw new AssertionError("no record expected");
+            };
+
+    @Test
+    void decode_forgedMaximalLengthWithFewBytes_allocatesAboutWhatArrived() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        RecordDecoder decoder = new RecordDecoder(1);
+        // length 2^31 - 1 (five varint bytes), then three bytes of the record
+        byte[] forged = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07, 1, 2, 3};
+        decoder.decode(0, ByteBuffer.wrap(forged), NO_SINK); // warm-up: classes, the first array
+
+        RecordDecoder fresh = new RecordDecoder(1);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        fresh.decode(0, ByteBuffer.wrap(forged), NO_SINK);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertThat(allocated).as("was 2 GiB: an OutOfMemoryError").isLessThan(1024);
+        assertThat(fresh.atRecordBoundary(0)).isFalse();
+    }
+
+    @Test
+    void decode_lengthWithBitsBeyondAnInt_rejectedNamingTheByte() {
+        // 0x80 0x80 0x80 0x80 0x10: bit 32 set, which the decoder used to drop (length 0)
+        byte[] overflowing = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, 9};
+        assertThatThrownBy(
+                        () -> new RecordDecoder(2).decode(1, ByteBuffer.wrap(overflowing), NO_SINK))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "channel 1: record length overflows an int (its fifth byte is 0x10, at"
+                                + " most 0x8f allowed)");
+    }
+}
