@@ -93,6 +93,10 @@ public abstract sealed class BlockingPartition extends ResultPartition
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
             throw new PartitionLostException(name(), id(), "data file " + file + " is gone", e);
+        } catch (IOException e) {
+            // EACCES, EIO, too many open files: the data cannot be read, so it is lost.
+            throw new PartitionLostException(
+                    name(), id(), "cannot open data file " + file + ": " + e, e);
         }
     }
 

@@ -18,11 +18,12 @@ import org.jspecify.annotations.Nullable;
  * <p>The payload of a lane is a stream of records, each a varint length and its bytes; a record may
  * span frames. Lengths are checked against the page before anything is copied or decompressed, the
  * checksum before decompression, and the decompressed length against the declared one (the safe LZ4
- * decompressor writes at most the declared length). Not thread-safe: one codec per writer and per
- * IO thread. Sealing and opening are O(payload); they allocate nothing when LZ4 runs natively (the
- * JNI library bundled for the usual platforms) on direct or array-backed buffers; lz4-java's
- * pure-Java fallback compressor allocates its hash table (16 KiB) per compressed frame. Frames are
- * packed back to back in a page when they are small (a page then holds several).
+ * decompressor writes at most the declared length, into a destination zeroed first). Not
+ * thread-safe: one codec per writer and per IO thread. Sealing and opening are O(payload); they
+ * allocate nothing when LZ4 runs natively (the JNI library bundled for the usual platforms) on
+ * direct or array-backed buffers; lz4-java's pure-Java fallback compressor allocates its hash table
+ * (16 KiB) per compressed frame. Frames are packed back to back in a page when they are small (a
+ * page then holds several).
  */
 final class FrameCodec {
     /** The lane of data every subpartition reads (broadcast). */
@@ -36,6 +37,9 @@ final class FrameCodec {
 
     private static final int MIN_COMPRESSIBLE = 64;
 
+    /** What {@link #zero} copies from; never written. */
+    private static final byte[] ZEROS = new byte[4096];
+
     private final int pageSize;
     private final int maxPayload;
     private final @Nullable LZ4Compressor compressor;
@@ -44,12 +48,16 @@ final class FrameCodec {
     private final FrameHeader sealing = new FrameHeader();
 
     FrameCodec(ShuffleOptions options) {
+        this(options, LZ4Factory.fastestInstance().safeDecompressor());
+    }
+
+    /** A codec opening LZ4 frames with {@code decompressor} (tests pass a faulty one). */
+    FrameCodec(ShuffleOptions options, LZ4SafeDecompressor decompressor) {
         this.pageSize = options.pageSizeBytes();
         this.maxPayload = maxPayload(options);
         boolean lz4 = options.compression() == Compression.LZ4;
-        LZ4Factory factory = LZ4Factory.fastestInstance();
-        this.compressor = lz4 ? factory.fastCompressor() : null;
-        this.decompressor = factory.safeDecompressor();
+        this.compressor = lz4 ? LZ4Factory.fastestInstance().fastCompressor() : null;
+        this.decompressor = decompressor;
     }
 
     /**
@@ -171,6 +179,10 @@ final class FrameCodec {
         if (header.codec() == CODEC_NONE) {
             destination.put(stored.position(storedStart));
         } else {
+            // The destination is a gate page that held other frames, maybe other partitions'
+            // records: zeroed first, so a decoder that leaves bytes unwritten (the CVE-2025-66566
+            // class: a forged match copying output not yet written) cannot leak them.
+            zero(destination, uncompressed);
             int produced;
             try {
                 produced =
@@ -186,5 +198,12 @@ final class FrameCodec {
             destination.position(uncompressed);
         }
         destination.flip();
+    }
+
+    /** Zeroes {@code buffer[0, length)}, not moving it. O(length), no allocation. */
+    private static void zero(ByteBuffer buffer, int length) {
+        for (int at = 0; at < length; at += ZEROS.length) {
+            buffer.put(at, ZEROS, 0, Math.min(ZEROS.length, length - at));
+        }
     }
 }

@@ -121,12 +121,12 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
 
     private ByteBuffer writePage(int subpartition, ByteBuffer page) throws IOException {
         lastWritten = subpartition;
-        int length = page.remaining();
         while (page.hasRemaining()) {
-            files[subpartition].write(page);
+            // Counted per call: a short write followed by a failure still names every byte.
+            int written = files[subpartition].write(page);
+            fileBytes[subpartition] += written;
+            addWritten(written);
         }
-        fileBytes[subpartition] += length;
-        addWritten(length);
         return page;
     }
 }

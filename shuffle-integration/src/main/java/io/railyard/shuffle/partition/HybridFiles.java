@@ -120,14 +120,20 @@ final class HybridFiles {
             ByteBuffer[] views = region.views(start, end);
             long expected = (long) end - start;
             long done = 0;
-            while (done < expected) {
-                done += out.write(views);
-            }
             offsets[section] = spillEnd;
-            spillEnd += done;
+            while (done < expected) {
+                long now = out.write(views);
+                done += now;
+                spillEnd += now; // per call: a failure after a short write names every byte
+            }
             written[0] += done;
         }
         return offsets;
+    }
+
+    /** Bytes written to the spill file so far, a failed write's accepted bytes included. */
+    synchronized long spillFileBytes() {
+        return spillEnd;
     }
 
     /** Closes every channel; later opens fail. Idempotent. */
@@ -172,6 +178,9 @@ final class HybridFiles {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
             throw new PartitionLostException(partition, id, "file " + file + " is gone", e);
+        } catch (IOException e) {
+            // EACCES, EIO, too many open files: the data cannot be read, so it is lost.
+            throw new PartitionLostException(partition, id, "cannot open " + file + ": " + e, e);
         }
     }
 

@@ -652,7 +652,14 @@ public final class HybridPartition extends ResultPartition {
                 owedPages = Math.max(owedPages, owed);
             }
         } catch (IOException e) {
-            fail("spilling to " + files.spillFile() + " failed: " + e, e);
+            fail(
+                    "spilling to "
+                            + files.spillFile()
+                            + " failed after "
+                            + files.spillFileBytes()
+                            + " bytes: "
+                            + e,
+                    e);
         }
     }
 

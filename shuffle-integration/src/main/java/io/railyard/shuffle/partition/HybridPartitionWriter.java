@@ -239,10 +239,11 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
             ByteBuffer[] views = region.views(0, region.length());
             long written = 0;
             while (written < region.length()) {
-                written += data.write(views);
+                long now = data.write(views);
+                written += now;
+                addWritten(now); // per call: a failure after a short write names every byte
             }
             dataEnd += written;
-            addWritten(written);
             partition.written(region, at);
         }
     }
@@ -261,10 +262,11 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     final void writeData(ByteBuffer page) throws IOException {
         long written = 0;
         while (page.hasRemaining()) {
-            written += data.write(page);
+            int now = data.write(page);
+            written += now;
+            addWritten(now); // per call: a failure after a short write names every byte
         }
         dataEnd += written;
-        addWritten(written);
     }
 
     /**

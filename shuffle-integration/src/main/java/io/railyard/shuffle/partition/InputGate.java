@@ -240,11 +240,18 @@ public final class InputGate implements AutoCloseable {
 
     /**
      * Called by the IO thread while it reads the file of {@code channel} for another gate: gives
-     * the channel its turn now, out of order, if it is waiting and pages are free; true if so (the
+     * the channel its turn now, out of order, if it is waiting and a page is free; true if so (the
      * IO thread then serves it and calls {@link #served}).
+     *
+     * <p>A free page, as {@link #dispatchLocked} asks, not just room left in the current page: a
+     * channel given a turn for the rest of a page whose next frame does not fit reads and takes
+     * nothing, and while its consumer holds the gate's other pages it was given that turn again in
+     * every round, spending the file's read budget before the channels after it in the file, which
+     * then never read (reliability row 24: consumers holding a buffer of one gate while waiting for
+     * another, at the minimum budget, starved for ever).
      */
     synchronized boolean tryDispatchNow(ChannelReader channel) {
-        if (closed || failure != null || !channel.wanting || roomLocked() == 0) {
+        if (closed || failure != null || !channel.wanting || pagesHeld >= capacity) {
             return false;
         }
         channel.wanting = false; // its entry in the FIFO is skipped

@@ -548,13 +548,20 @@ final class IoScheduler implements AutoCloseable {
             got = staging.read(file.channel(), start, length);
         } catch (IOException e) {
             IOException cause =
-                    !(e instanceof PartitionLostException) && file.partition.isReleased()
-                            ? new PartitionLostException(
+                    e instanceof PartitionLostException
+                            ? e
+                            : new PartitionLostException(
                                     file.partition.name(),
                                     file.partition.id(),
-                                    "the partition was released while being read",
-                                    e)
-                            : e;
+                                    file.partition.isReleased()
+                                            ? "the partition was released while being read"
+                                            : "reading "
+                                                    + file.path
+                                                    + " at offset "
+                                                    + start
+                                                    + ": "
+                                                    + e,
+                                    e);
             for (ChannelReader channel : run) {
                 failChannel(channel, cause);
             }

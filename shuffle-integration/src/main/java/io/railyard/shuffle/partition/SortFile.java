@@ -107,10 +107,12 @@ final class SortFile implements SortBuffer.SectionSink {
         }
         long done = 0;
         while (done < expected) {
-            // One buffer: write(2), not writev(2).
-            done += count == 1 ? channel.write(buffers[0]) : channel.write(buffers, 0, count);
+            // One buffer: write(2), not writev(2). Counted per call: a short write followed by a
+            // failure still names every byte written.
+            long now = count == 1 ? channel.write(buffers[0]) : channel.write(buffers, 0, count);
+            done += now;
+            written.accept(now);
         }
-        written.accept(done);
     }
 
     /** {@link SortBuffer.SectionSink}: a section ended; its index entries go out. */
@@ -164,11 +166,11 @@ final class SortFile implements SortBuffer.SectionSink {
     /** Writes the index page's entries into the region's index block (not moving the data). */
     private void flushIndex() throws IOException {
         indexPage.flip();
-        long from = indexWriteAt;
         while (indexPage.hasRemaining()) {
-            indexWriteAt += channel.write(indexPage, indexWriteAt);
+            int now = channel.write(indexPage, indexWriteAt);
+            indexWriteAt += now;
+            written.accept(now);
         }
-        written.accept(indexWriteAt - from);
         indexPage.clear();
     }
 }

@@ -82,10 +82,19 @@ final class SortPartition extends BlockingPartition {
     private void fillCache(long position) throws IOException {
         FileChannel file = openForRead(dataFile);
         cache.clear();
-        while (cache.hasRemaining()) {
-            if (file.read(cache, position + cache.position()) < 0) {
-                break;
+        try {
+            while (cache.hasRemaining()) {
+                if (file.read(cache, position + cache.position()) < 0) {
+                    break;
+                }
             }
+        } catch (IOException e) {
+            cacheStart = -1;
+            throw new PartitionLostException(
+                    name(),
+                    id(),
+                    "reading the index of " + dataFile + " at offset " + position + ": " + e,
+                    e);
         }
         cache.flip();
         cacheStart = position;
