@@ -6,9 +6,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
@@ -161,13 +159,12 @@ final class FaultyFileSystem implements Closeable {
     }
 
     /** A channel over Jimfs's that fails as configured when its file is a target. */
-    private final class FaultyChannel extends FileChannel {
-        private final FileChannel file;
+    private final class FaultyChannel extends ForwardingFileChannel {
         private final Path path;
         private final boolean faulty;
 
         FaultyChannel(FileChannel file, Path path) {
-            this.file = file;
+            super(file);
             this.path = path;
             this.faulty = targets(path);
         }
@@ -248,28 +245,6 @@ final class FaultyFileSystem implements Closeable {
         }
 
         @Override
-        public long position() throws IOException {
-            return file.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            file.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return file.size();
-        }
-
-        @Override
-        public FileChannel truncate(long size) throws IOException {
-            file.truncate(size);
-            return this;
-        }
-
-        @Override
         public void force(boolean metaData) throws IOException {
             forceCalls.incrementAndGet();
             if (faulty && eioOnForce) {
@@ -289,21 +264,6 @@ final class FaultyFileSystem implements Closeable {
         public long transferFrom(ReadableByteChannel source, long position, long count)
                 throws IOException {
             throw new UnsupportedOperationException("partition files are written from pages");
-        }
-
-        @Override
-        public MappedByteBuffer map(MapMode mode, long position, long size) {
-            throw new UnsupportedOperationException("partition files are never mapped");
-        }
-
-        @Override
-        public FileLock lock(long position, long size, boolean shared) throws IOException {
-            return file.lock(position, size, shared);
-        }
-
-        @Override
-        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return file.tryLock(position, size, shared);
         }
 
         @Override
