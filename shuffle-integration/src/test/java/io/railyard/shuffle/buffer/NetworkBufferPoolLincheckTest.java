@@ -10,6 +10,7 @@ import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Options;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,6 +67,11 @@ import org.junit.jupiter.api.Test;
  * never asks borrowers back, {@code tryRequest()} and {@code recycle} without the lock.
  */
 class NetworkBufferPoolLincheckTest {
+    /** Closes the pools Lincheck built (the leak detector counts pools not closed). */
+    @AfterEach
+    void closePools() {
+        PoolOperations.closeAll();
+    }
 
     @Test
     void modelChecking_poolOperations_areLinearizable() {
