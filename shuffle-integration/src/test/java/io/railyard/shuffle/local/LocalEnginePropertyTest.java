@@ -157,7 +157,7 @@ class LocalEnginePropertyTest {
             assertThat(result.restarts()).isZero();
             return;
         }
-        assertThat(result.restarts()).as("one injected failure").isEqualTo(1);
+        assertThat(result.restarts()).as("one injected failure; %s", result).isEqualTo(1);
         RestartOracle oracle = new RestartOracle(graph);
         List<Integer> actual = Arrays.stream(restarted).boxed().toList();
         assertThat(actual)
