@@ -222,11 +222,7 @@ class ConsumptionOrderDeadlockTest {
                 decoder.decode(
                         buffer.channel,
                         java.nio.ByteBuffer.wrap(buffer.bytes),
-                        (channel, record) -> {
-                            byte[] bytes = new byte[record.remaining()];
-                            record.get(bytes);
-                            out.get(channel).add(bytes);
-                        });
+                        ShuffleHarness.copyInto(out));
             }
             while (!gate.isFinished()) {
                 InputGate.Buffer buffer = gate.poll();
@@ -235,14 +231,7 @@ class ConsumptionOrderDeadlockTest {
                     continue;
                 }
                 try {
-                    decoder.decode(
-                            buffer.channel(),
-                            buffer.data(),
-                            (channel, record) -> {
-                                byte[] bytes = new byte[record.remaining()];
-                                record.get(bytes);
-                                out.get(channel).add(bytes);
-                            });
+                    decoder.decode(buffer.channel(), buffer.data(), ShuffleHarness.copyInto(out));
                 } finally {
                     buffer.recycle();
                 }

@@ -447,14 +447,7 @@ class HybridFaultTest {
                 continue;
             }
             try {
-                decoder.decode(
-                        0,
-                        buffer.data(),
-                        (channel, record) -> {
-                            byte[] bytes = new byte[record.remaining()];
-                            record.get(bytes);
-                            out.add(bytes);
-                        });
+                decoder.decode(0, buffer.data(), ShuffleHarness.copyInto(out));
             } finally {
                 buffer.recycle();
             }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -18,6 +19,25 @@ import java.util.zip.CRC32C;
 
 /** Random record streams, writers and a draining reader shared by the shuffle tests. */
 final class ShuffleHarness {
+
+    /** A record sink that copies each record into {@code out}, the list of its channel. */
+    static RecordDecoder.RecordSink copyInto(List<List<byte[]>> out) {
+        return (channel, record) -> {
+            byte[] bytes = new byte[record.remaining()];
+            record.get(bytes);
+            out.get(channel).add(bytes);
+        };
+    }
+
+    /** A record sink that copies each record, of whatever channel, into {@code out}. */
+    static RecordDecoder.RecordSink copyInto(Collection<byte[]> out) {
+        return (channel, record) -> {
+            byte[] bytes = new byte[record.remaining()];
+            record.get(bytes);
+            out.add(bytes);
+        };
+    }
+
     /** Blocking partition kinds under test (tests that take every kind as an enum source). */
     enum Kind {
         SORT,
@@ -289,14 +309,7 @@ final class ShuffleHarness {
                 continue;
             }
             try {
-                decoder.decode(
-                        buffer.channel(),
-                        buffer.data(),
-                        (channel, record) -> {
-                            byte[] bytes = new byte[record.remaining()];
-                            record.get(bytes);
-                            out.get(channel).add(bytes);
-                        });
+                decoder.decode(buffer.channel(), buffer.data(), copyInto(out));
             } finally {
                 buffer.recycle();
             }

@@ -178,14 +178,7 @@ class SlowConsumerUnderSkewTest {
                 if (buffers % 100 == 50 && buffers < 100 * STALLS) {
                     LockSupport.parkNanos(STALL_NANOS);
                 }
-                decoder.decode(
-                        buffer.channel(),
-                        buffer.data(),
-                        (channel, record) -> {
-                            byte[] bytes = new byte[record.remaining()];
-                            record.get(bytes);
-                            out.add(bytes);
-                        });
+                decoder.decode(buffer.channel(), buffer.data(), ShuffleHarness.copyInto(out));
             } finally {
                 buffer.recycle();
             }
