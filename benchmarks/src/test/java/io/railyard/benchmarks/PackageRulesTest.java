@@ -10,9 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The package rules of the benchmarks module, checked on its compiled classes (main and test):
- * Apache Flink only in {@code .flink}; {@code .procedures} and {@code .inspect} know nothing of the
- * command line, JMH or Flink; the command line is the top. See ARCHITECTURE.md, "The benchmarks
- * module".
+ * {@code .procedures} and {@code .inspect} know nothing of the command line, JMH or Flink; the
+ * command line is the top. See ARCHITECTURE.md, "The benchmarks module".
  */
 class PackageRulesTest {
     private static JavaClasses classes;
@@ -20,20 +19,6 @@ class PackageRulesTest {
     @BeforeAll
     static void importClasses() {
         classes = new ClassFileImporter().importPackages("io.railyard.benchmarks");
-    }
-
-    @Test
-    void flink_isImportedOnlyByTheFlinkPackage() {
-        noClasses()
-                .that()
-                .resideOutsideOfPackage("io.railyard.benchmarks.flink..")
-                .should()
-                .dependOnClassesThat()
-                .resideInAPackage("org.apache.flink..")
-                .because(
-                        "Flink is a measuring stick, not a dependency: only the comparison package"
-                                + " may use it")
-                .check(classes);
     }
 
     @Test
