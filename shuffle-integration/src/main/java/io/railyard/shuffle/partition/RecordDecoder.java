@@ -113,7 +113,8 @@ public final class RecordDecoder {
 
     private void readLength(int channel, ByteBuffer data) {
         int b = data.get();
-        // The fifth byte holds bits 28-34: any of 31-34 would be shifted out of the int unseen.
+        // The fifth byte holds bits 28-34: 32-34 would be shifted out of the int unseen (bit 31,
+        // the sign, is kept and rejected below as a negative length).
         if (lengthShift[channel] == 28 && (b & 0x70) != 0) {
             throw new IllegalArgumentException(
                     "channel "
