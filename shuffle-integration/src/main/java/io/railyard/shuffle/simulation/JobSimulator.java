@@ -110,6 +110,7 @@ public final class JobSimulator {
     private int started; // tasks whose current attempt is running or finished
     private int finishedTasks;
     private @Nullable String failure;
+    private boolean ran;
 
     private JobSimulator(JobGraph graph, SimulationConfig config, FailurePlan plan) {
         this.graph = graph;
@@ -136,6 +137,7 @@ public final class JobSimulator {
         this.unfinishedProducers = new int[topology.numGroups()];
         this.groupData = new double[topology.numGroups()];
         this.latestDecision = new int[regions.numRegions()];
+        WorkSampler.sample(graph, config, tasks.work);
         for (int s = 0; s < config.slots(); s++) {
             freeSlots.enqueue(s);
         }
@@ -143,21 +145,35 @@ public final class JobSimulator {
 
     /**
      * Simulates {@code graph} (edge types as given; see {@link ShuffleMode#apply}) under {@code
-     * config}.
+     * config}: {@code of(graph, config).run()}.
      *
      * @throws IllegalArgumentException if {@code config} names a job vertex the graph lacks, or
      *     skews more subtasks than a vertex has
      * @throws IllegalStateException if a scheduler invariant is broken (see the class notes)
      */
     public static SimulationResult simulate(JobGraph graph, SimulationConfig config) {
-        return simulate(graph, config, WorkSampler.failures(config));
+        return of(graph, config).run();
     }
 
-    /** {@link #simulate(JobGraph, SimulationConfig)} with the failures {@code plan} decides. */
-    static SimulationResult simulate(JobGraph graph, SimulationConfig config, FailurePlan plan) {
+    /**
+     * A simulation of {@code graph} under {@code config}, built (topology, regions, scheduler,
+     * failover, work samples: O(tasks + groups + regions)) but not run.
+     *
+     * @throws IllegalArgumentException as {@link #simulate}
+     */
+    public static JobSimulator of(JobGraph graph, SimulationConfig config) {
+        return of(graph, config, WorkSampler.failures(config));
+    }
+
+    /** {@link #of(JobGraph, SimulationConfig)} with the failures {@code plan} decides. */
+    static JobSimulator of(JobGraph graph, SimulationConfig config, FailurePlan plan) {
         WorkSampler.check(graph, config);
-        JobSimulator simulator = new JobSimulator(graph, config, plan);
-        return simulator.run();
+        return new JobSimulator(graph, config, plan);
+    }
+
+    /** {@link #simulate} with the failures {@code plan} decides. */
+    static SimulationResult simulate(JobGraph graph, SimulationConfig config, FailurePlan plan) {
+        return of(graph, config, plan).run();
     }
 
     /** Which task attempts fail, and when. */
@@ -170,8 +186,17 @@ public final class JobSimulator {
         double failAt(int task, int attempt);
     }
 
-    private SimulationResult run() {
-        WorkSampler.sample(graph, config, tasks.work);
+    /**
+     * Runs the simulation to its end: every task finished, or the restart policy gave up. Call
+     * once. The simulator keeps its state (and the trace) afterwards.
+     *
+     * @throws IllegalStateException if called twice, or if a scheduler invariant is broken
+     */
+    public SimulationResult run() {
+        if (ran) {
+            throw new IllegalStateException("this simulation has run; build another with of()");
+        }
+        ran = true;
         initGroups();
         strategy.startScheduling();
         afterEvent();
@@ -659,7 +684,28 @@ public final class JobSimulator {
             busyTime += work;
         }
 
+        /** The result; the trace moves into it (the lists are emptied and trimmed). */
         SimulationResult result(JobGraph graph, int slots, @Nullable String failure, double now) {
+            SimulationResult.Trace trace =
+                    new SimulationResult.Trace(
+                            task.toIntArray(),
+                            slot.toIntArray(),
+                            start.toDoubleArray(),
+                            end.toDoubleArray(),
+                            busy.toDoubleArray(),
+                            finished.toBooleanArray());
+            task.clear();
+            task.trim();
+            slot.clear();
+            slot.trim();
+            start.clear();
+            start.trim();
+            end.clear();
+            end.trim();
+            busy.clear();
+            busy.trim();
+            finished.clear();
+            finished.trim();
             return new SimulationResult(
                     graph,
                     slots,
@@ -675,13 +721,7 @@ public final class JobSimulator {
                     dataTotal,
                     dataToDisk,
                     partitionsReleased,
-                    new SimulationResult.Trace(
-                            task.toIntArray(),
-                            slot.toIntArray(),
-                            start.toDoubleArray(),
-                            end.toDoubleArray(),
-                            busy.toDoubleArray(),
-                            finished.toBooleanArray()));
+                    trace);
         }
     }
 }

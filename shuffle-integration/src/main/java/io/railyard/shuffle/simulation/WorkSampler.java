@@ -79,15 +79,34 @@ final class WorkSampler {
      * probability {@code failRate}, after a uniform fraction of its work, from a stream of its own.
      */
     static JobSimulator.FailurePlan failures(SimulationConfig config) {
-        double rate = config.failRate();
-        long seed = config.seed() ^ 0x5DEECE66DL;
-        if (rate == 0) {
-            return (task, attempt) -> -1;
+        return config.failRate() == 0
+                ? new NoFailures()
+                : new SeededFailures(config.seed() ^ 0x5DEECE66DL, config.failRate());
+    }
+
+    /** Nothing fails (a named class, as every part of a simulator, so that JOL can walk it). */
+    private static final class NoFailures implements JobSimulator.FailurePlan {
+        @Override
+        public double failAt(int task, int attempt) {
+            return -1;
         }
-        return (task, attempt) -> {
+    }
+
+    /** Each attempt fails with probability {@code rate}, from a stream of its own. */
+    private static final class SeededFailures implements JobSimulator.FailurePlan {
+        private final long seed;
+        private final double rate;
+
+        SeededFailures(long seed, double rate) {
+            this.seed = seed;
+            this.rate = rate;
+        }
+
+        @Override
+        public double failAt(int task, int attempt) {
             SplittableRandom random = new SplittableRandom(mix(mix(seed, task), attempt));
             return random.nextDouble() < rate ? random.nextDouble() : -1;
-        };
+        }
     }
 
     private static long mix(long seed, long value) {
