@@ -41,9 +41,10 @@ import org.jspecify.annotations.Nullable;
  *       one event; within a region producers before consumers); a free slot goes to the oldest
  *       request at once.
  *   <li><b>Work.</b> Each task has work drawn from its job vertex's {@link WorkDistribution} with
- *       the run's seed; hot subtasks ({@link Skew}) get a factor of the mean. The data a producer
- *       sends over each out-edge is proportional to its work and split evenly among the consumers
- *       of each of its consumer groups.
+ *       the run's seed; hot subtasks ({@link Skew}) get a factor of the mean; every task adds
+ *       {@link SimulationConfig#taskOverhead()}. The data a producer sends over each out-edge is
+ *       proportional to its work and split evenly among the consumers of each of its consumer
+ *       groups.
  *   <li><b>One consumer model for every edge type.</b> A consumer processes its input at rate
  *       {@code 1 / work} and never ahead of the data that exists: a producer emits its data evenly
  *       between its start and its end ({@link GroupBound} has the formula). Under BLOCKING a

@@ -15,6 +15,8 @@ import java.util.Map;
  * @param work the work distribution of every job vertex not in {@code vertexWork}
  * @param vertexWork work distributions by job vertex name
  * @param skews hot subtasks, at most one entry per job vertex
+ * @param taskOverhead work every task has on top of its sample, in {@code [0, 1e9]}: the fixed cost
+ *     of a task (deployment, start-up) that does not shrink when the parallelism grows
  * @param failRate the probability that a task attempt fails, in {@code [0, 1]}; a failing attempt
  *     fails after a uniformly drawn fraction of its work has passed in its slot
  * @param maxRestarts restarts allowed before the job fails ({@code >= 1}); each is immediate
@@ -26,6 +28,7 @@ public record SimulationConfig(
         WorkDistribution work,
         Map<String, WorkDistribution> vertexWork,
         List<Skew> skews,
+        double taskOverhead,
         double failRate,
         int maxRestarts,
         long seed) {
@@ -41,6 +44,10 @@ public record SimulationConfig(
         if (slotsPerWorker < 1 || slotsPerWorker > slots) {
             throw new IllegalArgumentException(
                     "slots per worker must be in [1, " + slots + "], was " + slotsPerWorker);
+        }
+        if (!(taskOverhead >= 0 && taskOverhead <= WorkDistribution.MAX_WORK)) {
+            throw new IllegalArgumentException(
+                    "the task overhead must be in [0, 1e9], was " + taskOverhead);
         }
         if (!(failRate >= 0 && failRate <= 1)) {
             throw new IllegalArgumentException("the fail rate must be in [0, 1], was " + failRate);
@@ -60,7 +67,10 @@ public record SimulationConfig(
         }
     }
 
-    /** A builder: 1 slot per worker, constant work 1, no skew, no failures, 1,000 restarts. */
+    /**
+     * A builder: 1 slot per worker, constant work 1, no skew, no overhead, no failures, 1,000
+     * restarts, seed 1.
+     */
     public static Builder builder(int slots) {
         return new Builder(slots);
     }
@@ -73,6 +83,7 @@ public record SimulationConfig(
                 work,
                 vertexWork,
                 skews,
+                taskOverhead,
                 failRate,
                 maxRestarts,
                 seed);
@@ -91,6 +102,7 @@ public record SimulationConfig(
         private final ImmutableMap.Builder<String, WorkDistribution> vertexWork =
                 ImmutableMap.builder();
         private final ImmutableList.Builder<Skew> skews = ImmutableList.builder();
+        private double taskOverhead;
         private double failRate;
         private int maxRestarts = 1000;
         private long seed = 1;
@@ -120,6 +132,12 @@ public record SimulationConfig(
         /** Adds hot subtasks. */
         public Builder skew(Skew value) {
             skews.add(value);
+            return this;
+        }
+
+        /** Work every task has on top of its sample (not scaled by a parallelism sweep). */
+        public Builder taskOverhead(double value) {
+            this.taskOverhead = value;
             return this;
         }
 
@@ -153,6 +171,7 @@ public record SimulationConfig(
                     work,
                     vertexWork.buildOrThrow(),
                     skews.build(),
+                    taskOverhead,
                     failRate,
                     maxRestarts,
                     seed);

@@ -62,14 +62,14 @@ final class WorkSampler {
             SplittableRandom random = new SplittableRandom(mix(config.seed(), v));
             int first = graph.firstTask(v);
             for (int i = 0; i < graph.parallelism(v); i++) {
-                work[first + i] = distribution.sample(random);
+                work[first + i] = distribution.sample(random) + config.taskOverhead();
             }
         }
         for (Skew skew : config.skews()) {
             int v = graph.vertexId(skew.vertex());
             double hot = skew.factor() * config.workOf(skew.vertex()).mean();
             for (int i = 0; i < skew.hotSubtasks(); i++) {
-                work[graph.firstTask(v) + i] = Math.min(WorkDistribution.MAX_WORK * 1e6, hot);
+                work[graph.firstTask(v) + i] = hot + config.taskOverhead();
             }
         }
     }
