@@ -14,8 +14,9 @@ import picocli.CommandLine.Command;
 
 /**
  * Entry point of {@code benchmarks.jar}: Railyard's commands ({@code report}, {@code shuffle},
- * {@code inspect}, {@code memory}, {@code heap-probe}) and JMH ({@code jmh ARGS}, or a benchmark
- * regex as the first argument, e.g. {@code BuildTopologyBenchmark -rf json}).
+ * {@code inspect}, {@code run}, {@code simulate}, {@code memory}, {@code heap-probe}) and JMH
+ * ({@code jmh ARGS}, or a benchmark regex as the first argument, e.g. {@code BuildTopologyBenchmark
+ * -rf json}).
  *
  * <p>Every mistake is one line on stderr naming the option, the value and what is allowed, with
  * exit code 2; a failure of the run is one line with exit code 1 ({@link CliErrors}). A first word
@@ -31,6 +32,7 @@ import picocli.CommandLine.Command;
             ShuffleCommand.class,
             InspectCommand.class,
             RunCommand.class,
+            SimulateCommand.class,
             MemoryCommand.class,
             HeapProbeCommand.class,
             JmhCommand.class,
@@ -39,7 +41,8 @@ import picocli.CommandLine.Command;
         description = {
             "Railyard's measurements: 'report' runs the scale report, 'shuffle' the shuffle"
                     + " throughput, 'inspect' shows the regions of a job graph file, 'run' runs one on"
-                    + " the local engine, 'memory' the"
+                    + " the local engine, 'simulate' simulates one under blocking and hybrid"
+                    + " shuffle, 'memory' the"
                     + " memory table, 'heap-probe' one scheduler lifecycle, 'jmh' runs JMH.",
             "A first argument that is a regex matching benchmark names also runs JMH, e.g."
                     + " 'BuildTopologyBenchmark -rf json'."

@@ -1,7 +1,8 @@
 /**
  * The command line of {@code benchmarks.jar}: {@link io.railyard.benchmarks.cli.Main} and one
- * picocli command per verb ({@code report}, {@code shuffle}, {@code inspect}, {@code memory},
- * {@code heap-probe}, {@code jmh}), the shared options, and the renderers (tables, JSON, chart).
+ * picocli command per verb ({@code report}, {@code shuffle}, {@code inspect}, {@code run}, {@code
+ * simulate}, {@code memory}, {@code heap-probe}, {@code jmh}), the shared options, and the
+ * renderers (tables, JSON, chart).
  *
  * <p>Map: commands check every option and output path before any work ({@code OptionChecks}, {@code
  * ShuffleChecks}, {@code OutputFile}), run procedures from {@code .procedures} (and {@code .flink}
