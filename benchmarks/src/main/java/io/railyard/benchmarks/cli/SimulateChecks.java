@@ -322,6 +322,7 @@ final class SimulateChecks {
         SimulationConfig.Builder builder =
                 SimulationConfig.builder(settings.slots().total())
                         .work(settings.work().defaultWork())
+                        .taskOverhead(settings.taskOverhead())
                         .failRate(settings.failRate())
                         .maxRestarts(settings.maxRestarts())
                         .seed(settings.seed());
@@ -384,6 +385,7 @@ final class SimulateChecks {
      * @param slots the cluster
      * @param work the work distributions
      * @param skews the hot subtasks
+     * @param taskOverhead work every task has on top of its sample (not scaled by a sweep)
      * @param failRate the probability that a task attempt fails
      * @param maxRestarts restarts before the job fails
      * @param seed the seed of the work samples and failures
@@ -392,6 +394,7 @@ final class SimulateChecks {
             Slots slots,
             Work work,
             List<Skew> skews,
+            double taskOverhead,
             double failRate,
             int maxRestarts,
             long seed) {}

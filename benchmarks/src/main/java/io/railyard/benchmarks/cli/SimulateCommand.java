@@ -102,6 +102,15 @@ final class SimulateCommand implements Callable<Integer> {
     private List<String> skew = new ArrayList<>();
 
     @Option(
+            names = "--task-overhead",
+            paramLabel = "W",
+            description =
+                    "work every task has on top of its sample, 0..1e9: a task's fixed cost"
+                            + " (deployment, start-up), not scaled by --parallelism"
+                            + " (default ${DEFAULT-VALUE})")
+    private double taskOverhead;
+
+    @Option(
             names = "--fail-rate",
             paramLabel = "R",
             description =
@@ -143,6 +152,10 @@ final class SimulateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OptionChecks.range(spec, "--max-restarts", maxRestarts, 1, 1_000_000);
+        if (!(taskOverhead >= 0 && taskOverhead <= 1e9)) {
+            throw OptionChecks.usage(
+                    spec, "--task-overhead must be in [0, 1e9], was " + taskOverhead);
+        }
         if (!(failRate >= 0 && failRate <= 1)) {
             throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
         }
@@ -160,6 +173,7 @@ final class SimulateCommand implements Callable<Integer> {
                         cluster == null ? SimulateChecks.defaultSlots(graph) : cluster,
                         works,
                         skews,
+                        taskOverhead,
                         failRate,
                         maxRestarts,
                         seed);

@@ -60,7 +60,7 @@ final class SimulateOutput {
         }
         return String.format(
                 Locale.ROOT,
-                "job %s (%,d vertices, %,d tasks%s); %s; work %s; skew %s; fail rate %s, max"
+                "job %s (%,d vertices, %,d tasks%s); %s; work %s; skew %s; task overhead %s; fail rate %s, max"
                         + " restarts %,d; seed %d%n",
                 job,
                 vertices,
@@ -69,6 +69,7 @@ final class SimulateOutput {
                 settings.slots().text(),
                 settings.work().text(),
                 skews.isEmpty() ? "none" : String.join(", ", skews),
+                settings.taskOverhead(),
                 settings.failRate(),
                 settings.maxRestarts(),
                 settings.seed());
@@ -213,6 +214,7 @@ final class SimulateOutput {
             root.put("slots_per_worker", settings.slots().perWorker());
         }
         root.put("seed", settings.seed());
+        root.put("task_overhead", settings.taskOverhead());
         root.put("fail_rate", settings.failRate());
         root.put("max_restarts", settings.maxRestarts());
         ObjectNode work = root.putObject("work");

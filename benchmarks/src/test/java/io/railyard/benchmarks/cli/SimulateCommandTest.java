@@ -219,6 +219,7 @@ class SimulateCommandTest {
             {"--slots", "2x0", "simulate: --slots 2x0: slots per worker must be in [1, 16777216]"},
             {"--slots", "two", "simulate: --slots must be S (slots in all) or WxS"},
             {"--fail-rate", "2", "simulate: --fail-rate must be in [0, 1], was 2.0"},
+            {"--task-overhead", "-1", "simulate: --task-overhead must be in [0, 1e9], was -1.0"},
             {"--max-restarts", "0", "simulate: --max-restarts must be in [1, 1000000], was 0"},
             {"--work", "lognormal:1", "simulate: --work: 'lognormal:1' is not a work distribution"},
             {"--work", "nope=constant:2", "simulate: --work nope=...: vertex 'nope' is not in"},
