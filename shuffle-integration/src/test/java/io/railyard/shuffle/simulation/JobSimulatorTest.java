@@ -232,4 +232,36 @@ class JobSimulatorTest {
                                                 .build()))
                 .hasMessage("skew v1:4:2.0 names 4 hot subtasks; 'v1' has 3");
     }
+
+    /**
+     * The README's q4-like scenario: scan -> join -> agg (100 each), 150 slots, one join subtask
+     * 34x the mean. Hybrid's makespan is the hot subtask's work (it hides the other stages);
+     * blocking adds the slowest scan and the slowest agg task to it — the reason the reduction is
+     * the share of those two in blocking's makespan.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"constant:10", "lognormal:10:0.5"})
+    void q4Like_hybridIsTheHotSubtask_blockingAddsTheOtherStagesSlowest(String work) {
+        JobGraph graph = chain(ResultPartitionType.BLOCKING, 100, 100, 100);
+        SimulationConfig config =
+                SimulationConfig.builder(150)
+                        .work(WorkDistribution.parse(work))
+                        .skew(new Skew("v1", 1, 34))
+                        .build();
+        SimulationResult blocking = run(ShuffleMode.BLOCKING, graph, config);
+        double[] slowest = new double[3];
+        for (int i = 0; i < blocking.trace().size(); i++) {
+            int v = graph.vertexOfTask(blocking.trace().task(i));
+            slowest[v] = Math.max(slowest[v], blocking.trace().busy(i));
+        }
+        assertThat(slowest[1]).isEqualTo(340.0);
+        assertThat(blocking.makespan()).isCloseTo(slowest[0] + 340 + slowest[2], within(1e-9));
+        for (ShuffleMode hybrid :
+                new ShuffleMode[] {ShuffleMode.HYBRID_FULL, ShuffleMode.HYBRID_SELECTIVE}) {
+            SimulationResult result = run(hybrid, graph, config);
+            assertThat(result.makespan()).isCloseTo(340.0, within(1e-9));
+            assertThat(result.resourceGap()).isZero();
+            assertThat(result.waitingInSlot()).isPositive();
+        }
+    }
 }
