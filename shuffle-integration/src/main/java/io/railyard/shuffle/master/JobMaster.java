@@ -15,7 +15,7 @@ import io.railyard.failover.RestartSet;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
-import io.railyard.regions.scheduling.RegionDeployer;
+import io.railyard.regions.scheduling.QueueingDeployer;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.shuffle.Failures;
@@ -372,23 +372,6 @@ public final class JobMaster implements AutoCloseable {
             first = release(p, attempt, first);
         }
         return first;
-    }
-
-    /**
-     * The strategy's deployer: queues the region for {@link #afterEvent} (a named class, not a
-     * lambda, so that JOL can walk a JobMaster).
-     */
-    private static final class QueueingDeployer implements RegionDeployer {
-        private final IntArrayList scheduled;
-
-        QueueingDeployer(IntArrayList scheduled) {
-            this.scheduled = scheduled;
-        }
-
-        @Override
-        public void deploy(int region) {
-            scheduled.add(region);
-        }
     }
 
     /** The release tracking's listener: queues the freed range, packed (from, to). */

@@ -8,7 +8,7 @@ import io.railyard.failover.RestartSet;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
-import io.railyard.regions.scheduling.RegionDeployer;
+import io.railyard.regions.scheduling.QueueingDeployer;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
@@ -542,22 +542,6 @@ public final class JobSimulator {
                 released.set(p);
             }
             metrics.partitionsReleased += to - from;
-        }
-    }
-
-    /**
-     * The strategy's deployer: queues the region for {@link #afterEvent} (a named class for JOL).
-     */
-    private static final class QueueingDeployer implements RegionDeployer {
-        private final IntArrayList scheduled;
-
-        QueueingDeployer(IntArrayList scheduled) {
-            this.scheduled = scheduled;
-        }
-
-        @Override
-        public void deploy(int region) {
-            scheduled.add(region);
         }
     }
 
