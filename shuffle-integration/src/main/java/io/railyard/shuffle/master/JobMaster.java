@@ -9,6 +9,7 @@ import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.FailoverHandler;
 import io.railyard.failover.FailureHandling;
+import io.railyard.failover.PendingRestarts;
 import io.railyard.failover.ReleaseListener;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartSet;
@@ -24,7 +25,6 @@ import io.railyard.topology.PartitionId;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.io.IOException;
-import java.util.IdentityHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -74,12 +74,8 @@ public final class JobMaster implements AutoCloseable {
     // scheduler's release tracking leaves to their producers, are released when their region
     // (producers and consumers alike) has finished.
     private final int[] unfinished;
-    // Per region: the number of the latest RESTART decision that includes it. A decision's restart
-    // after its delay restarts only the regions no later decision took over (see restart).
-    private final int[] latestDecision;
-    private int decisions;
-    private final IdentityHashMap<FailureHandling, Integer> pendingDecisions =
-            new IdentityHashMap<>();
+    // RESTART decisions waiting for their delay, and the latest one that owns each region.
+    private final PendingRestarts pendingRestarts;
 
     /**
      * The JobManager core of {@code graph}, run on {@code workers}; nothing is deployed until
@@ -107,7 +103,7 @@ public final class JobMaster implements AutoCloseable {
         this.placement = placement;
         this.cursor = regions.newTaskRangeCursor();
         this.unfinished = new int[regions.numRegions()];
-        this.latestDecision = new int[regions.numRegions()];
+        this.pendingRestarts = new PendingRestarts(regions.numRegions());
         for (int r = 0; r < unfinished.length; r++) {
             unfinished[r] = regions.numTasks(r);
         }
@@ -158,11 +154,7 @@ public final class JobMaster implements AutoCloseable {
         FailureHandling handling = failover.onTaskFailed(task, attempt, cause, lostPartition);
         switch (handling.outcome()) {
             case RESTART -> {
-                int decision = ++decisions;
-                for (int region : handling.restartSet().regions()) {
-                    latestDecision[region] = decision;
-                }
-                pendingDecisions.put(handling, decision);
+                pendingRestarts.add(handling);
                 stopRestarted(handling.restartSet());
             }
             case FAIL_JOB -> cancelAll();
@@ -193,13 +185,7 @@ public final class JobMaster implements AutoCloseable {
      * @throws IOException if deploying failed
      */
     public void restart(FailureHandling handling) throws IOException {
-        Integer decision = pendingDecisions.remove(handling);
-        if (decision == null) {
-            failover.restart(handling);
-        } else {
-            int own = decision;
-            failover.restart(handling, region -> latestDecision[region] == own);
-        }
+        pendingRestarts.restart(failover, handling);
         afterEvent();
     }
 

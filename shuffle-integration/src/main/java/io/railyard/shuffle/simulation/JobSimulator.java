@@ -2,6 +2,7 @@ package io.railyard.shuffle.simulation;
 
 import io.railyard.failover.FailoverHandler;
 import io.railyard.failover.FailureHandling;
+import io.railyard.failover.PendingRestarts;
 import io.railyard.failover.ReleaseListener;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartSet;
@@ -22,7 +23,6 @@ import it.unimi.dsi.fastutil.ints.IntHeapPriorityQueue;
 import it.unimi.dsi.fastutil.longs.LongArrayFIFOQueue;
 import java.time.Duration;
 import java.util.BitSet;
-import java.util.IdentityHashMap;
 import java.util.PriorityQueue;
 import org.jspecify.annotations.Nullable;
 
@@ -103,8 +103,7 @@ public final class JobSimulator {
     private final BitSet released;
     private final GroupBound groupBound = new GroupBound();
     private final GroupScratch scratch = new GroupScratch();
-    private final int[] latestDecision; // per region, as in JobMaster
-    private final IdentityHashMap<FailureHandling, Integer> decisions = new IdentityHashMap<>();
+    private final PendingRestarts pendingRestarts;
     private final Metrics metrics = new Metrics();
     private double now;
     private long sequence;
@@ -137,7 +136,7 @@ public final class JobSimulator {
         this.tasks = new Tasks(graph.numTasks());
         this.unfinishedProducers = new int[topology.numGroups()];
         this.groupData = new double[topology.numGroups()];
-        this.latestDecision = new int[regions.numRegions()];
+        this.pendingRestarts = new PendingRestarts(regions.numRegions());
         WorkSampler.sample(graph, config, tasks.work);
         for (int s = 0; s < config.slots(); s++) {
             freeSlots.enqueue(s);
@@ -266,14 +265,9 @@ public final class JobSimulator {
         }
         int n = ranges.size() / 2;
         int[] byRank = scratch.order(n);
-        IntArrays.quickSort(
-                byRank,
-                0,
-                n,
-                (a, b) ->
-                        Integer.compare(
-                                vertexRank[graph.vertexOfTask(ranges.getInt(2 * a))],
-                                vertexRank[graph.vertexOfTask(ranges.getInt(2 * b))]));
+        if (n > 1) { // a singleton region has one range: nothing to order
+            sortByRank(ranges, byRank, n);
+        }
         for (int i = 0; i < n; i++) {
             for (int task = ranges.getInt(2 * byRank[i]);
                     task < ranges.getInt(2 * byRank[i] + 1);
@@ -287,6 +281,18 @@ public final class JobSimulator {
                 requests.enqueue(((long) task << 32) | attempt);
             }
         }
+    }
+
+    /** Orders the first {@code n} ranges (by index in {@code byRank}) by their vertex's rank. */
+    private void sortByRank(IntArrayList ranges, int[] byRank, int n) {
+        IntArrays.quickSort(
+                byRank,
+                0,
+                n,
+                (a, b) ->
+                        Integer.compare(
+                                vertexRank[graph.vertexOfTask(ranges.getInt(2 * a))],
+                                vertexRank[graph.vertexOfTask(ranges.getInt(2 * b))]));
     }
 
     private void start(int task, int attempt, int slot) {
@@ -412,11 +418,7 @@ public final class JobSimulator {
         switch (handling.outcome()) {
             case RESTART -> {
                 metrics.restarts++;
-                int decision = metrics.restarts;
-                for (int region : handling.restartSet().regions()) {
-                    latestDecision[region] = decision;
-                }
-                decisions.put(handling, decision);
+                pendingRestarts.add(handling);
                 stop(handling.restartSet());
                 schedule(now + handling.delayMillis(), EventKind.RESTART, -1, -1, handling);
             }
@@ -432,9 +434,7 @@ public final class JobSimulator {
         if (handling == null || failure != null) {
             return;
         }
-        Integer decision = decisions.remove(handling);
-        int own = decision == null ? -1 : decision;
-        handler.restart(handling, region -> latestDecision[region] == own);
+        pendingRestarts.restart(handler, handling);
     }
 
     /** Cancels the running tasks of a restart set; finished ones reopen their consumer groups. */

@@ -51,9 +51,11 @@ public enum ShuffleMode {
                         + "'; allowed: blocking, hybrid-full, hybrid-selective, as-declared");
     }
 
-    /** {@code graph} with this mode's edge types. O(V + E). */
+    /**
+     * {@code graph} with this mode's edge types ({@code graph} itself for AS_DECLARED). O(V + E).
+     */
     public JobGraph apply(JobGraph graph) {
-        return rewrite(graph, graph::parallelism);
+        return type == null ? graph : rewrite(graph, graph::parallelism);
     }
 
     /**
