@@ -8,6 +8,7 @@ import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedInts;
 import java.lang.System.Logger.Level;
 import java.util.Arrays;
 import java.util.Optional;
@@ -61,7 +62,7 @@ public final class FailoverHandler {
     private final PartitionTracker tracker;
     private final PartitionRelease release;
     private final RegionFailover failover;
-    private final int[] attempt; // per region
+    private final PackedInts attempt; // per region; widens as attempt numbers grow
     private @Nullable JobFailedException jobFailure;
 
     /**
@@ -84,7 +85,7 @@ public final class FailoverHandler {
         this.release =
                 new PartitionRelease(regions, new InvalidatingListener(tracker, releaseListener));
         this.failover = new RegionFailover(inputs, tracker);
-        this.attempt = new int[regions.numRegions()];
+        this.attempt = PackedInts.zeros(regions.numRegions());
     }
 
     /**
@@ -94,7 +95,7 @@ public final class FailoverHandler {
      */
     public int attempt(int task) {
         checkElementIndex(task, graph.numTasks(), "task");
-        return attempt[regions.regionOf(task)];
+        return attempt.get(regions.regionOf(task));
     }
 
     /** The partition availability this handler maintains (read-only use). */
@@ -156,7 +157,7 @@ public final class FailoverHandler {
         }
         RestartSet tasks = failover.tasksToRestart(task);
         for (int i = 0; i < tasks.numRegions(); i++) {
-            attempt[tasks.region(i)]++;
+            attempt.add(tasks.region(i), 1);
         }
         // Their partitions stop being available at the decision, not when it runs after its delay:
         // the producers are cancelled now, and a restart that runs late (its regions taken over by

@@ -6,7 +6,9 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import org.jspecify.annotations.Nullable;
@@ -28,15 +30,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Cost</h2>
  *
- * A counter of unfinished consumer regions per group, of unfinished tasks per region, and — only
- * for datasets with several consumer vertices — of unreleasable groups per partition. Building is
- * O(regions + groups + consumers); a finished task is one region lookup ({@link
- * PipelinedRegions#regionOf(int)}: O(1) for up to 512 job vertices of comparable parallelism, O(log
- * V) at worst) unless it finishes its region, which costs O(the region's task ranges × input edges
- * + groups that become releasable + their partitions), each step O(1) for comparable sizes and at
- * worst a job-vertex or edge lookup, O(log V) or O(log E). Not thread-safe: feed it from the
- * JobManager's main thread. Events of stale attempts must be dropped before they get here (the
- * failover handler does).
+ * A counter of unfinished consumer regions per group, of unfinished tasks per region (in {@link
+ * PackedInts}: one bit per region when every region is a single task), a bit per task and per
+ * region, and — only for datasets with several consumer vertices — of unreleasable groups per
+ * partition. Building is O(regions / 64 + regions not alone in their job vertex's run of singleton
+ * regions + groups + consumers). A task alone in its region (a job vertex whose subtasks are
+ * singleton regions, {@link PipelinedRegions#singletonRegionBase(int)}) finishes in O(1 + tracked
+ * input edges + groups that become releasable × their partitions): its bit is its region's counter
+ * and its one consumed group per edge needs no de-duplication. Any other task is one region lookup
+ * ({@link PipelinedRegions#regionOf(int)}: O(1) for up to 512 job vertices of comparable
+ * parallelism, O(log V) at worst) unless it finishes its region, which costs O(the region's task
+ * ranges × input edges + groups that become releasable + their partitions), each step O(1) for
+ * comparable sizes and at worst a job-vertex or edge lookup, O(log V) or O(log E). Not thread-safe:
+ * feed it from the JobManager's main thread. Events of stale attempts must be dropped before they
+ * get here (the failover handler does).
  */
 public final class PartitionRelease {
     private final PipelinedRegions regions;
@@ -46,13 +53,14 @@ public final class PartitionRelease {
     private final TaskRangeCursor cursor;
 
     private final boolean[] tracked; // per dataset: released by the scheduler
-    private final int[] unfinishedConsumers; // per group: consumer regions not finished
-    private final int[] unfinishedTasks; // per region
+    private final PackedInts unfinishedConsumers; // per group: consumer regions not finished
+    private final PackedInts unfinishedTasks; // per region not alone in it: tasks not finished
+    private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
+    private final int[][] trackedInputEdges; // per job vertex: its input edges of tracked datasets
     private final BitSet finishedTasks;
     private final BitSet finishedRegions;
     private final int[] @Nullable [] unreleasableGroups; // per dataset with >1 consumer vertex
-    private final int[] groupStamp; // per group: scratch marks, one stamp per region visit
-    private int stamp;
+    private final BitSet counted; // per group: stepped in the current region visit
 
     /**
      * Release tracking over {@code regions}; nothing finished. O(regions + groups + consumers of
@@ -73,20 +81,62 @@ public final class PartitionRelease {
                 Arrays.fill(unreleasableGroups[d], graph.numConsumerEdges(d));
             }
         }
-        this.unfinishedTasks = new int[regions.numRegions()];
-        for (int r = 0; r < unfinishedTasks.length; r++) {
-            unfinishedTasks[r] = regions.numTasks(r);
+        this.singletonBase = new int[graph.numJobVertices()];
+        this.trackedInputEdges = new int[graph.numJobVertices()][];
+        this.unfinishedTasks = PackedInts.zeros(regions.numRegions());
+        for (int v = 0; v < singletonBase.length; v++) {
+            singletonBase[v] = regions.singletonRegionBase(v);
+            trackedInputEdges[v] = trackedInputEdges(v);
         }
+        armUnfinishedTasks();
         this.finishedTasks = new BitSet(graph.numTasks());
         this.finishedRegions = new BitSet(regions.numRegions());
-        this.groupStamp = new int[topology.numGroups()];
-        this.unfinishedConsumers = new int[topology.numGroups()];
+        this.counted = new BitSet(topology.numGroups());
+        this.unfinishedConsumers = PackedInts.zeros(topology.numGroups());
         countConsumerRegions();
+    }
+
+    private int[] trackedInputEdges(int v) {
+        IntArrayList edges = new IntArrayList();
+        for (int k = 0; k < graph.numInputEdges(v); k++) {
+            int e = graph.inputEdge(v, k);
+            if (tracked[graph.edgeDataSet(e)]) {
+                edges.add(e);
+            }
+        }
+        return edges.toIntArray();
+    }
+
+    /**
+     * Sets every region's counter to its size: runs of singleton regions a word at a time, the
+     * other regions one by one. O(regions / 64 + regions not in such runs).
+     */
+    private void armUnfinishedTasks() {
+        long[] runs = new long[singletonBase.length];
+        int numRuns = 0;
+        for (int v = 0; v < singletonBase.length; v++) {
+            if (singletonBase[v] >= 0) {
+                runs[numRuns++] =
+                        PackedRange.of(singletonBase[v], singletonBase[v] + graph.parallelism(v));
+            }
+        }
+        Arrays.sort(runs, 0, numRuns); // by start: the start is the high half
+        int region = 0;
+        for (int i = 0; i <= numRuns; i++) {
+            int end = i < numRuns ? PackedRange.start(runs[i]) : regions.numRegions();
+            for (; region < end; region++) {
+                unfinishedTasks.set(region, regions.numTasks(region));
+            }
+            if (i < numRuns) {
+                unfinishedTasks.fill(region, PackedRange.end(runs[i]), 1);
+                region = PackedRange.end(runs[i]);
+            }
+        }
     }
 
     /** Counts the distinct consumer regions of every tracked group. */
     private void countConsumerRegions() {
-        int[] regionStamp = new int[regions.numRegions()];
+        BitSet seen = new BitSet(); // per region, within one group; cleared after each group
         for (int e = 0; e < graph.numEdges(); e++) {
             if (!tracked[graph.edgeDataSet(e)]) {
                 continue;
@@ -97,12 +147,19 @@ public final class PartitionRelease {
                     g < topology.firstGroup(e) + topology.numGroups(e);
                     g++) {
                 long consumers = topology.consumerRange(g);
+                if (singletonBase[consumer] >= 0) { // one region per consumer
+                    unfinishedConsumers.set(g, PackedRange.size(consumers));
+                    continue;
+                }
                 for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
                     int region = regions.regionOf(consumer, c - first);
-                    if (regionStamp[region] != g + 1) {
-                        regionStamp[region] = g + 1;
-                        unfinishedConsumers[g]++;
+                    if (!seen.get(region)) {
+                        seen.set(region);
+                        unfinishedConsumers.add(g, 1);
                     }
+                }
+                for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
+                    seen.clear(regions.regionOf(consumer, c - first));
                 }
             }
         }
@@ -119,8 +176,18 @@ public final class PartitionRelease {
             return;
         }
         finishedTasks.set(task);
-        int region = regions.regionOf(task);
-        if (--unfinishedTasks[region] == 0) {
+        int v = graph.vertexOfTask(task);
+        int subtask = task - graph.firstTask(v);
+        int base = singletonBase[v];
+        if (base >= 0) { // alone in region base + subtask: its bit in finishedTasks is the counter
+            finishedRegions.set(base + subtask);
+            for (int e : trackedInputEdges[v]) {
+                step(e, topology.consumedGroupOnEdge(e, subtask), -1);
+            }
+            return;
+        }
+        int region = regions.regionOf(v, subtask);
+        if (unfinishedTasks.add(region, -1) == 0) {
             finishedRegions.set(region);
             forEachTrackedConsumedGroup(region, -1);
         }
@@ -143,7 +210,7 @@ public final class PartitionRelease {
             for (cursor.reset(region); cursor.next(); ) {
                 finishedTasks.clear(cursor.start(), cursor.end());
             }
-            unfinishedTasks[region] = regions.numTasks(region);
+            unfinishedTasks.set(region, regions.numTasks(region));
         }
     }
 
@@ -160,8 +227,8 @@ public final class PartitionRelease {
             for (int g = topology.firstGroup(e);
                     g < topology.firstGroup(e) + topology.numGroups(e);
                     g++) {
-                if (unfinishedConsumers[g] > 0) {
-                    unfinishedConsumers[g] = 0;
+                if (unfinishedConsumers.get(g) > 0) {
+                    unfinishedConsumers.set(g, 0);
                     becameReleasable(e, g);
                 }
             }
@@ -178,28 +245,38 @@ public final class PartitionRelease {
     public boolean isReleasable(int group) {
         checkElementIndex(group, topology.numGroups(), "group");
         return tracked[graph.edgeDataSet(topology.edgeOfGroup(group))]
-                && unfinishedConsumers[group] == 0;
+                && unfinishedConsumers.get(group) == 0;
     }
 
     /** Adds {@code delta} to each tracked group consumed by the region, each group once. */
     private void forEachTrackedConsumedGroup(int region, int delta) {
-        if (++stamp == 0) { // after 2^32 region visits: forget every mark once
-            Arrays.fill(groupStamp, 0);
-            stamp = 1;
+        try {
+            walkTrackedConsumedGroups(region, delta);
+        } finally {
+            walkTrackedConsumedGroups(region, 0);
         }
+    }
+
+    /**
+     * Steps each tracked group the region consumes by {@code delta}, marking it in {@link #counted}
+     * so that a group read by several of its task ranges is stepped once; {@code delta} 0 clears
+     * the marks of an earlier walk of the same region instead, a group range at a time.
+     */
+    private void walkTrackedConsumedGroups(int region, int delta) {
         for (cursor.reset(region); cursor.next(); ) {
             int v = graph.vertexOfTask(cursor.start());
             int low = cursor.start() - graph.firstTask(v);
             int high = cursor.end() - 1 - graph.firstTask(v);
-            for (int k = 0; k < graph.numInputEdges(v); k++) {
-                int e = graph.inputEdge(v, k);
-                if (!tracked[graph.edgeDataSet(e)]) {
+            for (int e : trackedInputEdges[v]) {
+                int first = topology.consumedGroupOnEdge(e, low);
+                int last = topology.consumedGroupOnEdge(e, high);
+                if (delta == 0) {
+                    counted.clear(first, last + 1);
                     continue;
                 }
-                int last = topology.consumedGroupOnEdge(e, high);
-                for (int g = topology.consumedGroupOnEdge(e, low); g <= last; g++) {
-                    if (groupStamp[g] != stamp) {
-                        groupStamp[g] = stamp;
+                for (int g = first; g <= last; g++) {
+                    if (!counted.get(g)) {
+                        counted.set(g);
                         step(e, g, delta);
                     }
                 }
@@ -208,8 +285,8 @@ public final class PartitionRelease {
     }
 
     private void step(int e, int g, int delta) {
-        int before = unfinishedConsumers[g];
-        unfinishedConsumers[g] = before + delta;
+        int before = unfinishedConsumers.get(g);
+        unfinishedConsumers.set(g, before + delta);
         if (delta < 0 && before == 1) {
             becameReleasable(e, g);
         } else if (delta > 0 && before == 0) {

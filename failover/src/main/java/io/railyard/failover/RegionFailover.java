@@ -32,14 +32,19 @@ import java.util.BitSet;
  * group ranges arithmetically, so nothing is done per task-level connection. One call is
  * O(restarted regions' task ranges × their edges + groups expanded + their partitions and
  * consumers), each step O(1) for up to 512 job vertices and edges of comparable size and at worst a
- * job-vertex or edge lookup, O(log V) or O(log E). Visited marks are epoch-stamped int arrays
- * allocated once, so a call allocates nothing proportional to the job once the {@link RestartSet}
- * it fills has grown.
+ * job-vertex or edge lookup, O(log V) or O(log E). Visited regions and groups are a bit each,
+ * cleared before the call returns (regions as the result is listed, groups by walking the expanded
+ * items' group ranges again); the queue of items (a region, or a run of singleton regions) grows on
+ * demand and is short when runs form. So the per-region and per-group state is two bits each, and a
+ * call allocates nothing proportional to the job once the queue and the {@link RestartSet} it fills
+ * have grown.
  *
  * <p>Not thread-safe: one instance per JobManager main thread. The availability is read, never
  * changed; marking a partition lost is the caller's business.
  */
 public final class RegionFailover {
+    private static final int INITIAL_ITEMS = 16;
+
     private final PipelinedRegions regions;
     private final RegionInputs inputs;
     private final ExecutionTopology topology;
@@ -48,16 +53,18 @@ public final class RegionFailover {
     private final boolean[] reconsumable; // per dataset
     private final TaskRangeCursor cursor;
 
-    private final int[] regionStamp; // per region: epoch when visited
-    private final int[] consumedStamp; // per group: epoch when its partitions were checked
-    private final int[] consumerStamp; // per group: epoch when its consumers were visited
-    private final int[] queue; // items to expand, FIFO: a region, or the first of a run
-    private final int[] itemVertex; // per item: -1 for one region, else the run's job vertex
-    private final int[] itemLow; // per run item: first subtask
-    private final int[] itemHigh; // per run item: last subtask (inclusive)
+    private final BitSet consumedSeen; // per group: its partitions were checked in this call
+    private final BitSet consumerSeen; // per group: its consumers were visited in this call
+    // Items to expand, FIFO, grown on demand (runs keep them short): a region, or the first of a
+    // run; per item the run's job vertex (-1 for one region) and first and last (inclusive)
+    // subtask.
+    private int[] queue = new int[INITIAL_ITEMS];
+    private int[] itemVertex = new int[INITIAL_ITEMS];
+    private int[] itemLow = new int[INITIAL_ITEMS];
+    private int[] itemHigh = new int[INITIAL_ITEMS];
     private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
     private final BitSet inRun; // scratch: regions listed through a run item
-    private final BitSet ascending; // scratch: the visited regions, to list them in id order
+    private final BitSet visited; // the regions visited by this call; cleared as they are listed
     private final int[] openStart; // per job vertex: the range being merged, while openStamp
     private final int[] openEnd;
     private final int[] openStamp;
@@ -81,19 +88,14 @@ public final class RegionFailover {
             reconsumable[d] = graph.resultType(d).isReconsumable();
         }
         this.cursor = regions.newTaskRangeCursor();
-        this.regionStamp = new int[regions.numRegions()];
-        this.consumedStamp = new int[topology.numGroups()];
-        this.consumerStamp = new int[topology.numGroups()];
-        this.queue = new int[regions.numRegions()];
-        this.itemVertex = new int[regions.numRegions()];
-        this.itemLow = new int[regions.numRegions()];
-        this.itemHigh = new int[regions.numRegions()];
+        this.consumedSeen = new BitSet(topology.numGroups());
+        this.consumerSeen = new BitSet(topology.numGroups());
         this.singletonBase = new int[graph.numJobVertices()];
         for (int v = 0; v < singletonBase.length; v++) {
             singletonBase[v] = regions.singletonRegionBase(v);
         }
         this.inRun = new BitSet(regions.numRegions());
-        this.ascending = new BitSet(regions.numRegions());
+        this.visited = new BitSet(regions.numRegions());
         this.openStart = new int[graph.numJobVertices()];
         this.openEnd = new int[graph.numJobVertices()];
         this.openStamp = new int[graph.numJobVertices()];
@@ -124,6 +126,12 @@ public final class RegionFailover {
      */
     public void tasksToRestart(int failedTask, RestartSet into) {
         checkElementIndex(failedTask, graph.numTasks(), "failedTask");
+        if (!visited.isEmpty() || !consumedSeen.isEmpty() || !consumerSeen.isEmpty()) {
+            visited.clear(); // an earlier call threw before it cleared its marks
+            inRun.clear();
+            consumedSeen.clear();
+            consumerSeen.clear();
+        }
         nextEpoch();
         tail = 0;
         visit(regions.regionOf(failedTask));
@@ -134,24 +142,42 @@ public final class RegionFailover {
                 expandRange(itemVertex[head], itemLow[head], itemHigh[head]);
             }
         }
+        clearGroupMarks();
         collect(into);
+    }
+
+    /** Whether every visited mark is clear, as each call leaves them (for tests). O(1). */
+    boolean marksCleared() {
+        return visited.isEmpty()
+                && inRun.isEmpty()
+                && consumedSeen.isEmpty()
+                && consumerSeen.isEmpty();
     }
 
     private void nextEpoch() {
         if (++epoch == 0) { // after 2^32 calls: forget every mark once
-            Arrays.fill(regionStamp, 0);
-            Arrays.fill(consumedStamp, 0);
-            Arrays.fill(consumerStamp, 0);
             Arrays.fill(openStamp, 0);
             epoch = 1;
         }
     }
 
     private void visit(int region) {
-        if (regionStamp[region] != epoch) {
-            regionStamp[region] = epoch;
+        if (!visited.get(region)) {
+            visited.set(region);
+            ensureItemCapacity();
             itemVertex[tail] = -1;
             queue[tail++] = region;
+        }
+    }
+
+    /** Grows the item arrays (doubling) so that one more item fits. O(1) amortised. */
+    private void ensureItemCapacity() {
+        if (tail == queue.length) {
+            int capacity = queue.length * 2;
+            queue = Arrays.copyOf(queue, capacity);
+            itemVertex = Arrays.copyOf(itemVertex, capacity);
+            itemLow = Arrays.copyOf(itemLow, capacity);
+            itemHigh = Arrays.copyOf(itemHigh, capacity);
         }
     }
 
@@ -171,8 +197,8 @@ public final class RegionFailover {
         }
         int runStart = -1;
         for (int s = from; s < to; s++) {
-            if (regionStamp[base + s] != epoch) {
-                regionStamp[base + s] = epoch;
+            if (!visited.get(base + s)) {
+                visited.set(base + s);
                 runStart = runStart < 0 ? s : runStart;
             } else if (runStart >= 0) {
                 queueRun(v, base, runStart, s);
@@ -185,6 +211,7 @@ public final class RegionFailover {
     }
 
     private void queueRun(int v, int base, int from, int to) {
+        ensureItemCapacity();
         itemVertex[tail] = v;
         itemLow[tail] = from;
         itemHigh[tail] = to - 1;
@@ -206,8 +233,8 @@ public final class RegionFailover {
             int e = graph.inputEdge(v, k);
             int last = topology.consumedGroupOnEdge(e, high);
             for (int g = topology.consumedGroupOnEdge(e, low); g <= last; g++) {
-                if (isExternal(g) && consumedStamp[g] != epoch) {
-                    consumedStamp[g] = epoch;
+                if (isExternal(g) && !consumedSeen.get(g)) {
+                    consumedSeen.set(g);
                     visitUnavailableProducers(e, g);
                 }
             }
@@ -218,11 +245,44 @@ public final class RegionFailover {
                 int e = graph.consumerEdge(d, j);
                 int last = topology.consumerGroupOnEdge(e, high);
                 for (int g = topology.consumerGroupOnEdge(e, low); g <= last; g++) {
-                    if (isExternal(g) && consumerStamp[g] != epoch) {
-                        consumerStamp[g] = epoch;
+                    if (isExternal(g) && !consumerSeen.get(g)) {
+                        consumerSeen.set(g);
                         visitConsumers(e, g);
                     }
                 }
+            }
+        }
+    }
+
+    /** Clears the group marks of this call: the expanded items' group ranges, walked again. */
+    private void clearGroupMarks() {
+        for (int head = 0; head < tail; head++) {
+            if (itemVertex[head] >= 0) {
+                clearGroupMarks(itemVertex[head], itemLow[head], itemHigh[head]);
+                continue;
+            }
+            for (cursor.reset(queue[head]); cursor.next(); ) {
+                int v = graph.vertexOfTask(cursor.start());
+                int first = graph.firstTask(v);
+                clearGroupMarks(v, cursor.start() - first, cursor.end() - 1 - first);
+            }
+        }
+    }
+
+    private void clearGroupMarks(int v, int low, int high) {
+        for (int k = 0; k < graph.numInputEdges(v); k++) {
+            int e = graph.inputEdge(v, k);
+            consumedSeen.clear(
+                    topology.consumedGroupOnEdge(e, low),
+                    topology.consumedGroupOnEdge(e, high) + 1);
+        }
+        for (int k = 0; k < graph.numProducedDataSets(v); k++) {
+            int d = graph.producedDataSet(v, k);
+            for (int j = 0; j < graph.numConsumerEdges(d); j++) {
+                int e = graph.consumerEdge(d, j);
+                consumerSeen.clear(
+                        topology.consumerGroupOnEdge(e, low),
+                        topology.consumerGroupOnEdge(e, high) + 1);
             }
         }
     }
@@ -272,7 +332,6 @@ public final class RegionFailover {
         int count = 0;
         for (int i = 0; i < tail; i++) {
             int size = itemVertex[i] < 0 ? 1 : itemHigh[i] - itemLow[i] + 1;
-            ascending.set(queue[i], queue[i] + size);
             lowest = Math.min(lowest, queue[i]);
             count += size;
             if (itemVertex[i] >= 0) { // a run: its tasks are one range, no cursor needed
@@ -283,7 +342,7 @@ public final class RegionFailover {
         }
         int region = lowest;
         for (int i = 1; ; i++) {
-            ascending.clear(region);
+            visited.clear(region);
             into.addRegion(region);
             if (inRun.get(region)) {
                 inRun.clear(region);
@@ -295,7 +354,7 @@ public final class RegionFailover {
             if (i == count) {
                 break; // not one more nextSetBit: it would scan to the end of the bit set
             }
-            region = ascending.nextSetBit(region + 1);
+            region = visited.nextSetBit(region + 1);
         }
         for (int i = 0; i < numTouched; i++) {
             int v = touchedVertices[i];

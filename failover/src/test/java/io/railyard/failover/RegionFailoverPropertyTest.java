@@ -49,6 +49,7 @@ class RegionFailoverPropertyTest {
                     .as("round %s, failed %s", round, failed)
                     .containsExactly(expected);
             checkShape(reused, graph, regions);
+            assertThat(failover.marksCleared()).as("round %s: marks left set", round).isTrue();
         }
     }
 

@@ -209,6 +209,17 @@ public final class PipelinedRegions {
         return alone ? preRegionsOfBlock.start(block) : -1;
     }
 
+    /**
+     * Whether no region holds tasks of both job vertices {@code v} and {@code w}: they are in
+     * different logical regions and no cycle was merged. Lets callers classify a group between them
+     * without looking at its members. O(1).
+     */
+    public boolean disjointRegions(int v, int w) {
+        checkElementIndex(v, graph.numJobVertices(), "vertex");
+        checkElementIndex(w, graph.numJobVertices(), "vertex");
+        return blockOfVertex[v] != blockOfVertex[w] && regionOfPreRegion == null;
+    }
+
     /** A new reusable cursor over the task ranges of a region; see {@link TaskRangeCursor}. */
     public TaskRangeCursor newTaskRangeCursor() {
         return new TaskRangeCursor(this);

@@ -105,10 +105,31 @@ public final class PackedInts {
         return (int) result;
     }
 
-    /** Stores {@code value} at every index of {@code [from, to)}. O(to − from), or O(size). */
+    /**
+     * Stores {@code value} at every index of {@code [from, to)}, whole words at a time. O((to −
+     * from) × bits / 64 + values per word), or O(size) when it widens.
+     *
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public void fill(int from, int to, int value) {
         Objects.checkFromToIndex(from, to, size);
-        for (int i = from; i < to; i++) {
+        if (from == to) {
+            return;
+        }
+        set(from, value); // checks and widens
+        int perWord = 1 << perWordLog2;
+        int i = from + 1;
+        for (; i < to && (i & (perWord - 1)) != 0; i++) {
+            set(i, value);
+        }
+        long pattern = 0;
+        for (int k = 0; k < perWord; k++) {
+            pattern |= (long) value << (k << bitsLog2);
+        }
+        for (; i + perWord <= to; i += perWord) {
+            words[i >>> perWordLog2] = pattern;
+        }
+        for (; i < to; i++) {
             set(i, value);
         }
     }

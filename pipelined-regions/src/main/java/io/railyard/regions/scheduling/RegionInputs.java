@@ -6,6 +6,7 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
@@ -36,8 +37,11 @@ import org.jspecify.annotations.Nullable;
  * (consuming task, PLAIN group) pair and one per CROSS entry. Counting pairs instead of distinct
  * groups lets a group that becomes consumable walk its consumer range without deduplication.
  *
- * <p>Building is O(tasks + groups + members of the non-pipelined groups); memory is a byte per
- * group, an int per region, and two ints per CROSS entry. Immutable and thread-safe.
+ * <p>Building is O(tasks + groups + consumers of the non-pipelined groups), plus their partitions
+ * where producers and consumers may share a region (one logical region, or merged cycles); memory
+ * is two bits per group, the input counts in the fewest power-of-two bits that hold the largest
+ * ({@link PackedInts}: one bit per region when every region has at most one input), and two ints
+ * per CROSS entry. Immutable and thread-safe.
  */
 public final class RegionInputs {
     /** Kind of a group of a must-be-pipelined edge. */
@@ -55,8 +59,8 @@ public final class RegionInputs {
     private final PipelinedRegions regions;
     private final ExecutionTopology topology;
     private final JobGraph graph;
-    private final byte[] kind;
-    private final int[] inputCount;
+    private final PackedInts kind; // per group, two bits
+    private final PackedInts inputCount; // per region
 
     /** CROSS entries of group g are {@code [crossStart[g], crossStart[g + 1])}; null if none. */
     private final int @Nullable [] crossStart;
@@ -66,8 +70,8 @@ public final class RegionInputs {
 
     private RegionInputs(
             PipelinedRegions regions,
-            byte[] kind,
-            int[] inputCount,
+            PackedInts kind,
+            PackedInts inputCount,
             int @Nullable [] crossStart,
             int[] crossRegion,
             int[] crossOutside) {
@@ -93,14 +97,22 @@ public final class RegionInputs {
 
     /** The kind of group {@code group}: {@link #PIPELINED}, {@link #INTERNAL}, ... O(1). */
     public byte kind(int group) {
-        checkElementIndex(group, kind.length, "group");
-        return kind[group];
+        checkElementIndex(group, kind.size(), "group");
+        return (byte) kind.get(group);
     }
 
     /** The number of gating inputs region {@code region} starts with (class notes). O(1). */
     public int inputCount(int region) {
-        checkElementIndex(region, inputCount.length, "region");
-        return inputCount[region];
+        checkElementIndex(region, inputCount.size(), "region");
+        return inputCount.get(region);
+    }
+
+    /**
+     * Every region's input count, as a new mutable copy: the scheduling strategy's starting
+     * counters. O(regions × bits / 64).
+     */
+    public PackedInts copyInputCounts() {
+        return inputCount.copy();
     }
 
     /** The number of CROSS entries over all groups. O(1). */
@@ -155,10 +167,10 @@ public final class RegionInputs {
     }
 
     private boolean isExternalTo(int group, int region) {
-        if (kind[group] == PLAIN) {
+        if (kind(group) == PLAIN) {
             return true;
         }
-        if (kind[group] == CROSS) {
+        if (kind(group) == CROSS) {
             for (int entry = crossStart(group); entry < crossEnd(group); entry++) {
                 if (crossRegion[entry] == region) {
                     return true;
@@ -173,10 +185,11 @@ public final class RegionInputs {
         private final PipelinedRegions regions;
         private final ExecutionTopology topology;
         private final JobGraph graph;
-        private final byte[] kind;
-        private final int[] inputCount;
-        private final int[] producedInRegion; // per region, for the current group; reset after
-        private final int[] consumerStamp; // per region: group + 1 when seen as a consumer
+        private final PackedInts kind;
+        private final PackedInts inputCount;
+        // per region, allocated by the first group whose vertices may share a region:
+        private int @Nullable [] producedInRegion; // for the current group; reset after
+        private int @Nullable [] consumerStamp; // group + 1 when seen as a consumer
         private int @Nullable [] crossStart;
         private final IntArrayList crossRegion = new IntArrayList();
         private final IntArrayList crossOutside = new IntArrayList();
@@ -186,10 +199,8 @@ public final class RegionInputs {
             this.regions = regions;
             this.topology = regions.topology();
             this.graph = topology.jobGraph();
-            this.kind = new byte[topology.numGroups()];
-            this.inputCount = new int[regions.numRegions()];
-            this.producedInRegion = new int[regions.numRegions()];
-            this.consumerStamp = new int[regions.numRegions()];
+            this.kind = PackedInts.withMaxValue(topology.numGroups(), CROSS);
+            this.inputCount = PackedInts.zeros(regions.numRegions());
         }
 
         RegionInputs classify() {
@@ -198,7 +209,7 @@ public final class RegionInputs {
                 for (int g = topology.firstGroup(e);
                         g < topology.firstGroup(e) + topology.numGroups(e);
                         g++) {
-                    kind[g] = pipelined ? PIPELINED : classify(e, g);
+                    kind.set(g, pipelined ? PIPELINED : classify(e, g));
                     if (crossStart != null) {
                         crossStart[g + 1] = crossRegion.size();
                     }
@@ -213,17 +224,40 @@ public final class RegionInputs {
                     crossOutside.toIntArray());
         }
 
-        /** O(partitions + consumers of the group). */
+        /**
+         * O(consumers of the group) when its producer and consumer vertices share no region (the
+         * group is PLAIN without looking at its partitions), else O(partitions + consumers).
+         */
         private byte classify(int e, int g) {
             int producer = graph.edgeProducer(e);
             int consumer = graph.edgeConsumer(e);
+            int firstConsumer = graph.firstTask(consumer);
+            long consumers = topology.consumerRange(g);
+            byte result =
+                    regions.disjointRegions(producer, consumer)
+                            ? PLAIN
+                            : classifyByMembers(e, g, producer, consumer);
+            if (result == PLAIN) {
+                for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
+                    inputCount.add(regions.regionOf(consumer, c - firstConsumer), 1);
+                }
+            }
+            return result;
+        }
+
+        /** Counts the group's partitions per producing region; adds CROSS entries. */
+        private byte classifyByMembers(int e, int g, int producer, int consumer) {
+            int[] produced = producedInRegion;
+            if (produced == null) {
+                produced = producedInRegion = new int[regions.numRegions()];
+            }
             int firstPartition = graph.firstPartition(graph.edgeDataSet(e));
             int firstConsumer = graph.firstTask(consumer);
             long partitions = topology.partitionRange(g);
             long consumers = topology.consumerRange(g);
             for (int p = PackedRange.start(partitions); p < PackedRange.end(partitions); p++) {
                 int region = regions.regionOf(producer, p - firstPartition);
-                if (producedInRegion[region]++ == 0) {
+                if (produced[region]++ == 0) {
                     touched.add(region);
                 }
             }
@@ -231,37 +265,43 @@ public final class RegionInputs {
             boolean internal = touched.size() == 1;
             for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
                 int region = regions.regionOf(consumer, c - firstConsumer);
-                cross |= producedInRegion[region] > 0;
-                internal &= producedInRegion[region] == PackedRange.size(partitions);
+                cross |= produced[region] > 0;
+                internal &= produced[region] == PackedRange.size(partitions);
             }
             byte result = internal ? INTERNAL : cross ? CROSS : PLAIN;
-            if (result == PLAIN) {
-                for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
-                    inputCount[regions.regionOf(consumer, c - firstConsumer)]++;
-                }
-            } else if (result == CROSS) {
-                addCrossEntries(g, consumer, firstConsumer, partitions, consumers);
+            if (result == CROSS) {
+                addCrossEntries(g, consumer, firstConsumer, partitions, consumers, produced);
             }
             for (int i = 0; i < touched.size(); i++) {
-                producedInRegion[touched.getInt(i)] = 0;
+                produced[touched.getInt(i)] = 0;
             }
             touched.clear();
             return result;
         }
 
+        @SuppressWarnings("TooManyParameters") // one step of classifyByMembers
         private void addCrossEntries(
-                int g, int consumer, int firstConsumer, long partitions, long consumers) {
+                int g,
+                int consumer,
+                int firstConsumer,
+                long partitions,
+                long consumers,
+                int[] produced) {
             if (crossStart == null) {
-                crossStart = new int[kind.length + 1]; // earlier groups: no entries, all zero
+                crossStart = new int[kind.size() + 1]; // earlier groups: no entries, all zero
+            }
+            int[] stamps = consumerStamp;
+            if (stamps == null) {
+                stamps = consumerStamp = new int[regions.numRegions()];
             }
             for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
                 int region = regions.regionOf(consumer, c - firstConsumer);
-                int outside = PackedRange.size(partitions) - producedInRegion[region];
-                if (consumerStamp[region] != g + 1 && outside > 0) {
-                    consumerStamp[region] = g + 1;
+                int outside = PackedRange.size(partitions) - produced[region];
+                if (stamps[region] != g + 1 && outside > 0) {
+                    stamps[region] = g + 1;
                     crossRegion.add(region);
                     crossOutside.add(outside);
-                    inputCount[region]++;
+                    inputCount.add(region, 1);
                 }
             }
         }

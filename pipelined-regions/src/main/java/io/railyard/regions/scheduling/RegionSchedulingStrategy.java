@@ -7,6 +7,7 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.ResultPartitionType;
 import java.util.BitSet;
@@ -55,14 +56,15 @@ public final class RegionSchedulingStrategy {
     private final long ownerId; // an id, not the Thread: the strategy must not retain a thread
     private final String ownerName;
 
-    private final int[] notReady; // per group: partitions not ready (PLAIN groups)
+    private final PackedInts notReady; // per group: partitions not ready (PLAIN groups)
     private final int[] crossNotReady; // per CROSS entry: outside partitions not ready
-    private final int[] pending; // per region: inputs not consumable
+    private final PackedInts pending; // per region: inputs not consumable (≤ its input count)
     private final BitSet scheduled; // per region
     private final BitSet finished; // per task
     private final BitSet ready; // per partition
     private final boolean[] gatesOnFinish; // per dataset: BLOCKING, gating
     private final boolean[] gatesOnSchedule; // per dataset: hybrid, gating
+    private final boolean anyGatesOnSchedule; // whether deploying a region can make inputs ready
     private final RankQueue queue;
     private final TaskRangeCursor cursor;
     private boolean started;
@@ -80,18 +82,15 @@ public final class RegionSchedulingStrategy {
         this.deployer = deployer;
         this.ownerId = Thread.currentThread().getId();
         this.ownerName = Thread.currentThread().getName();
-        this.notReady = new int[topology.numGroups()];
-        for (int g = 0; g < notReady.length; g++) {
-            notReady[g] = PackedRange.size(topology.partitionRange(g));
+        this.notReady = PackedInts.zeros(topology.numGroups());
+        for (int g = 0; g < notReady.size(); g++) {
+            notReady.set(g, PackedRange.size(topology.partitionRange(g)));
         }
         this.crossNotReady = new int[inputs.numCrossEntries()];
         for (int entry = 0; entry < crossNotReady.length; entry++) {
             crossNotReady[entry] = inputs.crossOutsidePartitions(entry);
         }
-        this.pending = new int[regions.numRegions()];
-        for (int r = 0; r < pending.length; r++) {
-            pending[r] = inputs.inputCount(r);
-        }
+        this.pending = inputs.copyInputCounts();
         this.scheduled = new BitSet(regions.numRegions());
         this.queue = new RankQueue(regions.numRegions());
         this.finished = new BitSet(graph.numTasks());
@@ -103,6 +102,11 @@ public final class RegionSchedulingStrategy {
             gatesOnFinish[d] = !type.mustBePipelinedConsumed() && !type.isHybrid();
             gatesOnSchedule[d] = type.isHybrid();
         }
+        boolean any = false;
+        for (boolean gates : gatesOnSchedule) {
+            any |= gates;
+        }
+        this.anyGatesOnSchedule = any;
         this.cursor = regions.newTaskRangeCursor();
     }
 
@@ -122,8 +126,8 @@ public final class RegionSchedulingStrategy {
         try {
             checkState(!started, "startScheduling() was already called");
             started = true;
-            for (int r = 0; r < pending.length; r++) {
-                if (pending[r] == 0) {
+            for (int r = 0; r < pending.size(); r++) {
+                if (pending.get(r) == 0) {
                     queue.add(r);
                 }
             }
@@ -187,7 +191,7 @@ public final class RegionSchedulingStrategy {
         try {
             checkState(started, "restartRegions() before startScheduling()");
             for (int region : restarted) {
-                checkElementIndex(region, pending.length, "region");
+                checkElementIndex(region, pending.size(), "region");
             }
             for (int region : restarted) {
                 if (scheduled.get(region)) {
@@ -195,7 +199,7 @@ public final class RegionSchedulingStrategy {
                 }
             }
             for (int region : restarted) {
-                if (pending[region] == 0) {
+                if (pending.get(region) == 0) {
                     queue.add(region);
                 }
             }
@@ -207,14 +211,14 @@ public final class RegionSchedulingStrategy {
 
     /** Whether region {@code region} is scheduled in its current attempt. O(1). */
     public boolean isScheduled(int region) {
-        checkElementIndex(region, pending.length, "region");
+        checkElementIndex(region, pending.size(), "region");
         return scheduled.get(region);
     }
 
     /** How many inputs of region {@code region} are not consumable yet. O(1). */
     public int pendingInputs(int region) {
-        checkElementIndex(region, pending.length, "region");
-        return pending[region];
+        checkElementIndex(region, pending.size(), "region");
+        return pending.get(region);
     }
 
     private void enter() {
@@ -230,12 +234,14 @@ public final class RegionSchedulingStrategy {
     /** Deploys queued regions, lowest topological rank first, as long as they stay eligible. */
     private void drain() {
         for (int region = queue.poll(); region >= 0; region = queue.poll()) {
-            if (scheduled.get(region) || pending[region] != 0) {
+            if (scheduled.get(region) || pending.get(region) != 0) {
                 continue; // queued twice, or re-armed by a restart since
             }
             scheduled.set(region);
             deployer.deploy(region);
-            forEachProducedPartition(region, gatesOnSchedule, true);
+            if (anyGatesOnSchedule) {
+                forEachProducedPartition(region, gatesOnSchedule, true);
+            }
         }
     }
 
@@ -286,7 +292,7 @@ public final class RegionSchedulingStrategy {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             byte kind = inputs.kind(g);
             if (kind == RegionInputs.PLAIN) {
-                if (stepTouchesZero(notReady, g, delta)) {
+                if (stepTouchesZero(notReady.add(g, delta), delta)) {
                     addToConsumers(g, delta);
                 }
             } else if (kind == RegionInputs.CROSS) {
@@ -306,9 +312,13 @@ public final class RegionSchedulingStrategy {
      * reaches zero (step down) or leaves zero (step up), which is when the input changes state.
      */
     private static boolean stepTouchesZero(int[] counters, int i, int delta) {
-        int before = counters[i];
-        counters[i] = before + delta;
-        return delta < 0 ? before + delta == 0 : before == 0;
+        counters[i] += delta;
+        return stepTouchesZero(counters[i], delta);
+    }
+
+    /** Whether a count that moved by {@code delta} (±1) to {@code after} reached or left zero. */
+    private static boolean stepTouchesZero(int after, int delta) {
+        return delta < 0 ? after == 0 : after == 1;
     }
 
     /** Adds {@code delta} to the pending count of the region of every consumer of group g. */
@@ -316,14 +326,22 @@ public final class RegionSchedulingStrategy {
         int consumer = graph.edgeConsumer(topology.edgeOfGroup(g));
         int first = graph.firstTask(consumer);
         long consumers = topology.consumerRange(g);
+        int base = regions.singletonRegionBase(consumer);
+        if (base >= 0) { // subtask i alone in region base + i: no lookup per consumer
+            int from = base + PackedRange.start(consumers) - first;
+            int to = base + PackedRange.end(consumers) - first;
+            for (int region = from; region < to; region++) {
+                addPending(region, delta);
+            }
+            return;
+        }
         for (int c = PackedRange.start(consumers); c < PackedRange.end(consumers); c++) {
             addPending(regions.regionOf(consumer, c - first), delta);
         }
     }
 
     private void addPending(int region, int delta) {
-        pending[region] += delta;
-        if (pending[region] == 0 && started && !scheduled.get(region)) {
+        if (pending.add(region, delta) == 0 && started && !scheduled.get(region)) {
             queue.add(region);
         }
     }
