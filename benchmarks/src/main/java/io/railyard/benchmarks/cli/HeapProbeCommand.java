@@ -2,6 +2,7 @@ package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
 import io.railyard.benchmarks.procedures.Lifecycle;
+import io.railyard.benchmarks.procedures.ReferenceJobs.Shape;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -22,8 +23,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description =
-                "Initialises, schedules, deploys and fails over the reference job once; exit 0 if"
-                        + " the heap sufficed.")
+                "Initialises, schedules, deploys, fails over and releases a job once (the reference"
+                        + " job unless --shape); exit 0 if the heap sufficed.")
 final class HeapProbeCommand implements Callable<Integer> {
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
@@ -37,6 +38,16 @@ final class HeapProbeCommand implements Callable<Integer> {
     private int parallelism;
 
     @Option(
+            names = "--shape",
+            paramLabel = "SHAPE",
+            defaultValue = "BLOCKING",
+            description =
+                    "job shape (Railyard only): BLOCKING (the reference job), PIPELINED,"
+                            + " HYBRID_FULL, POINTWISE_CHAIN or FOUR_STAGE (default:"
+                            + " ${DEFAULT-VALUE})")
+    private String shape = "BLOCKING";
+
+    @Option(
             names = "--system",
             paramLabel = "SYSTEM",
             defaultValue = "railyard",
@@ -47,18 +58,40 @@ final class HeapProbeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         OptionChecks.parallelism(spec, "--parallelism", parallelism);
         long bytes;
+        Shape jobShape = shape();
         if (system.equals("railyard")) {
-            bytes = Lifecycle.run(parallelism);
-        } else if (system.equals("flink")) {
+            bytes = Lifecycle.run(jobShape.job(parallelism)).checksum();
+        } else if (system.equals("flink") && jobShape == Shape.BLOCKING) {
             bytes = FlinkColumnMeasurer.runLifecycle(parallelism);
+        } else if (system.equals("flink")) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--system flink runs the reference job only: drop --shape or use BLOCKING");
         } else {
             throw new ParameterException(
                     spec.commandLine(),
                     "--system must be 'railyard' or 'flink', was '" + system + "'");
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("%s lifecycle at P = %d done (checksum %d)%n", system, parallelism, bytes);
+        out.printf(
+                "%s lifecycle of %s at P = %d done (checksum %d)%n",
+                system, jobShape, parallelism, bytes);
         out.flush();
         return 0;
+    }
+
+    private Shape shape() {
+        for (Shape candidate : Shape.values()) {
+            if (candidate.name().equals(shape)) {
+                return candidate;
+            }
+        }
+        throw new ParameterException(
+                spec.commandLine(),
+                "--shape must be one of "
+                        + java.util.Arrays.toString(Shape.values())
+                        + ", was '"
+                        + shape
+                        + "'");
     }
 }

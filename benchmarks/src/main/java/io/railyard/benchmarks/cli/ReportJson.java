@@ -43,6 +43,9 @@ final class ReportJson {
         report.memory().forEach(memory::put);
         long initialized = report.memory().getOrDefault("initialized", 0L);
         memory.put("initialized_bytes_per_task", initialized / (2.0 * report.parallelism()));
+        ObjectNode perTask = memory.putObject("bytes_per_task");
+        report.memory()
+                .forEach((key, bytes) -> perTask.put(key, bytes / (2.0 * report.parallelism())));
         ScaleReport.FlinkColumn flink = report.flink();
         if (flink != null) {
             ObjectNode flinkNode = root.putObject("flink");

@@ -11,6 +11,13 @@ import org.jspecify.annotations.Nullable;
 
 /** The scale report as a text table: Railyard, Flink live (if measured), ratio, Flink published. */
 final class ReportTable {
+    /** The initialised state beyond the regions, by JSON key and table label. */
+    private static final String[][] INITIALIZED_PARTS = {
+        {"scheduling", "  of which scheduling (group kinds, input counts, counters)"},
+        {"failover", "  of which failover (release, availability, attempts, marks)"},
+        {"descriptors", "  of which descriptor cache and task placement"},
+    };
+
     private ReportTable() {}
 
     /** The whole report as text; shuffle failures name the options in {@code names}. */
@@ -165,6 +172,9 @@ final class ReportTable {
                 "",
                 "",
                 "");
+        for (String[] part : INITIALIZED_PARTS) {
+            row(out, part[1], humanBytes(memory.getOrDefault(part[0], 0L)), "", "", "", "");
+        }
     }
 
     private static String ratio(@Nullable Double flink, double railyard) {

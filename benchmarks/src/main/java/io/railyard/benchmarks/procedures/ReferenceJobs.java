@@ -33,7 +33,9 @@ public final class ReferenceJobs {
         /** {@code source -> sink}, ALL_TO_ALL, HYBRID_FULL: 2P regions, all scheduled at once. */
         HYBRID_FULL,
         /** {@link #pointwiseChain(int)}. */
-        POINTWISE_CHAIN;
+        POINTWISE_CHAIN,
+        /** {@link #fourStage(int)}: 4P singleton regions. */
+        FOUR_STAGE;
 
         /** This shape at parallelism {@code parallelism}. */
         public JobGraph job(int parallelism) {
@@ -50,6 +52,7 @@ public final class ReferenceJobs {
                                 DistributionPattern.ALL_TO_ALL,
                                 ResultPartitionType.HYBRID_FULL);
                 case POINTWISE_CHAIN -> pointwiseChain(parallelism);
+                case FOUR_STAGE -> fourStage(parallelism);
             };
         }
     }
@@ -70,6 +73,22 @@ public final class ReferenceJobs {
                 .connect("a", "b", DistributionPattern.POINTWISE, ResultPartitionType.PIPELINED)
                 .connect("b", "c", DistributionPattern.POINTWISE, ResultPartitionType.BLOCKING)
                 .connect("c", "d", DistributionPattern.POINTWISE, ResultPartitionType.PIPELINED)
+                .build();
+    }
+
+    /**
+     * {@code a -> b -> c -> d}, all of parallelism {@code p}, BLOCKING edges: ALL_TO_ALL, POINTWISE
+     * (one group per subtask), ALL_TO_ALL.
+     */
+    public static JobGraph fourStage(int p) {
+        return JobGraph.builder()
+                .addVertex("a", p)
+                .addVertex("b", p)
+                .addVertex("c", p)
+                .addVertex("d", p)
+                .connect("a", "b", DistributionPattern.ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                .connect("b", "c", DistributionPattern.POINTWISE, ResultPartitionType.BLOCKING)
+                .connect("c", "d", DistributionPattern.ALL_TO_ALL, ResultPartitionType.BLOCKING)
                 .build();
     }
 

@@ -162,7 +162,17 @@ public final class ScaleReport {
         long topologyBytes = retainedBytes(topology);
         memory.put("topology", topologyBytes);
         memory.put("regions", retainedBytes(regions) - topologyBytes);
-        memory.put("initialized", retainedBytes(Initialized.of(parallelism)));
+        Initialized initialized = Initialized.of(parallelism);
+        long upToRegions = retainedBytes(initialized.strategy().regions());
+        long upToScheduling = retainedBytes(initialized.strategy());
+        long upToFailover =
+                GraphLayout.parseInstance(initialized.strategy(), initialized.failover())
+                        .totalSize();
+        long all = retainedBytes(initialized);
+        memory.put("initialized", all);
+        memory.put("scheduling", upToScheduling - upToRegions);
+        memory.put("failover", upToFailover - upToScheduling);
+        memory.put("descriptors", all - upToFailover);
         memory.put(
                 "job_master",
                 retainedBytes(IdleJobMaster.of(ReferenceJobs.reference(parallelism))));
@@ -257,8 +267,12 @@ public final class ScaleReport {
 
     /**
      * Retained bytes by structure: {@code topology}, {@code regions} (beyond the topology), {@code
-     * initialized} (the whole initialised state) and {@code job_master} (the JobManager core's
-     * facade holding it, with its shuffle master and worker table).
+     * initialized} (the whole initialised state), its parts beyond the regions — {@code scheduling}
+     * (the group kinds and input counts, the strategy's counters and bits), {@code failover}
+     * (beyond scheduling: release counters, partition availability, attempts, the restart
+     * computation's marks) and {@code descriptors} (the descriptor cache and the task placement) —
+     * and {@code job_master} (the JobManager core's facade holding it, with its shuffle master and
+     * worker table).
      */
     public ImmutableMap<String, Long> memory() {
         return memory;

@@ -5,9 +5,7 @@ import io.railyard.shuffle.simulation.ShuffleMode;
 import io.railyard.shuffle.simulation.SimulationConfig;
 import io.railyard.shuffle.simulation.Skew;
 import io.railyard.shuffle.simulation.WorkDistribution;
-import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
-import io.railyard.topology.ResultPartitionType;
 import org.openjdk.jol.info.GraphLayout;
 
 /**
@@ -49,17 +47,9 @@ public final class SimulatedJobs {
         }
     }
 
-    /** {@code a -> b -> c -> d}, all of parallelism {@code p}, BLOCKING edges. */
+    /** {@link ReferenceJobs#fourStage(int)}. */
     public static JobGraph fourStage(int p) {
-        return JobGraph.builder()
-                .addVertex("a", p)
-                .addVertex("b", p)
-                .addVertex("c", p)
-                .addVertex("d", p)
-                .connect("a", "b", DistributionPattern.ALL_TO_ALL, ResultPartitionType.BLOCKING)
-                .connect("b", "c", DistributionPattern.POINTWISE, ResultPartitionType.BLOCKING)
-                .connect("c", "d", DistributionPattern.ALL_TO_ALL, ResultPartitionType.BLOCKING)
-                .build();
+        return ReferenceJobs.fourStage(p);
     }
 
     /**
