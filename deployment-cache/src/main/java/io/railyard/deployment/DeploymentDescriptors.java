@@ -199,6 +199,11 @@ public final class DeploymentDescriptors implements AutoCloseable {
                 cause);
     }
 
+    /** The job's number of tasks (task ids are {@code [0, numTasks())}). O(1). */
+    public int numTasks() {
+        return graph.numTasks();
+    }
+
     /** Whether group {@code group} is cached (inline or offloaded). O(1). */
     public boolean isCached(int group) {
         checkElementIndex(group, topology.numGroups(), "group");

@@ -6,6 +6,7 @@ import io.railyard.benchmarks.procedures.DeployProcedures;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.TimeToRunning;
+import io.railyard.deployment.SliceBudget;
 import java.util.Map;
 
 /**
@@ -73,6 +74,34 @@ final class ReportJson {
         node.put("total_shipped_bytes", shipped.totalBytes());
         node.put("workers", DeployProcedures.WORKERS);
         node.put("decode_group_ms", report.decodeGroupMillis());
+        shapes(node, report);
+    }
+
+    /** Issue 18: the sliced "deploy all", bytes per worker, and the worker-set shape beside. */
+    private static void shapes(ObjectNode node, ScaleReport report) {
+        DeployProcedures.Shipped shipped = report.shipped();
+        node.put("mean_worker_bytes", shipped.meanWorkerBytes());
+        node.put("max_worker_bytes", shipped.maxWorkerBytes());
+        DeployProcedures.Shapes shapes = report.shapes();
+        if (shapes == null) {
+            return;
+        }
+        DeployProcedures.Sliced sliced = shapes.sliced();
+        node.put("deploy_all_longest_slice_ms", sliced.longestSliceNanos() / 1e6);
+        node.put(
+                "deploy_all_longest_slice_without_group_ms",
+                sliced.longestSliceWithoutGroupNanos() / 1e6);
+        node.put("deploy_all_slices", sliced.slices());
+        node.put("deploy_all_slice_budget_tasks", SliceBudget.DEFAULT.maxTasks());
+        node.put("deploy_all_slice_budget_ms", SliceBudget.DEFAULT.maxNanos() / 1e6);
+        DeployProcedures.Shipped workerSet = shapes.workerSet();
+        ObjectNode set = node.putObject("worker_set_shape");
+        set.put("group_bytes", workerSet.sharedGroupBytes());
+        set.put("group_workers", workerSet.sharedGroupDescriptors());
+        set.put("sink_descriptor_bytes", workerSet.sinkDescriptorBytes());
+        set.put("total_shipped_bytes", workerSet.totalBytes());
+        set.put("mean_worker_bytes", workerSet.meanWorkerBytes());
+        set.put("max_worker_bytes", workerSet.maxWorkerBytes());
     }
 
     /** The machine the numbers were measured on. */

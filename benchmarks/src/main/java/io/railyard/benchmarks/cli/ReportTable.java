@@ -135,6 +135,65 @@ final class ReportTable {
                 "",
                 "-",
                 "-");
+        shapeRows(out, report);
+    }
+
+    /** Issue 18: the sliced "deploy all", bytes per worker, and the worker-set shape beside. */
+    private static void shapeRows(StringBuilder out, ScaleReport report) {
+        DeployProcedures.Shipped shipped = report.shipped();
+        row(
+                out,
+                "bytes per worker (mean / max)",
+                humanBytes((long) shipped.meanWorkerBytes())
+                        + " / "
+                        + humanBytes(shipped.maxWorkerBytes()),
+                "",
+                "",
+                "-",
+                "-");
+        DeployProcedures.Shapes shapes = report.shapes();
+        if (shapes == null) {
+            return;
+        }
+        DeployProcedures.Sliced sliced = shapes.sliced();
+        String slices = String.format(Locale.ROOT, "%,d slices", sliced.slices());
+        row(
+                out,
+                "deploy all: longest slice",
+                humanMillis(sliced.longestSliceNanos() / 1e6),
+                slices,
+                "",
+                "-",
+                "-");
+        row(
+                out,
+                "  longest slice encoding no group",
+                humanMillis(sliced.longestSliceWithoutGroupNanos() / 1e6),
+                "",
+                "",
+                "-",
+                "-");
+        DeployProcedures.Shipped set = shapes.workerSet();
+        row(
+                out,
+                String.format(
+                        Locale.ROOT,
+                        "worker-set group (%,d workers)",
+                        set.sharedGroupDescriptors()),
+                humanBytes(set.sharedGroupBytes()),
+                "",
+                "",
+                "-",
+                "-");
+        row(out, "worker-set: total shipped", humanBytes(set.totalBytes()), "", "", "-", "-");
+        row(
+                out,
+                "worker-set: per worker (mean / max)",
+                humanBytes((long) set.meanWorkerBytes()) + " / " + humanBytes(set.maxWorkerBytes()),
+                "",
+                "",
+                "-",
+                "-");
     }
 
     private static void memoryRows(

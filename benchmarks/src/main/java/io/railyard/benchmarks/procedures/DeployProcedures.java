@@ -1,17 +1,22 @@
 package io.railyard.benchmarks.procedures;
 
+import com.google.common.collect.ImmutableList;
 import io.railyard.deployment.DeploymentDescriptors;
+import io.railyard.deployment.DeploymentSlices;
 import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.InputDescriptor;
 import io.railyard.deployment.JobId;
 import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.deployment.WorkerDescriptorCache;
+import io.railyard.deployment.WorkerSetGroup;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -30,7 +35,19 @@ public final class DeployProcedures {
 
     private DeployProcedures() {}
 
-    /** What one run of "deploy all" shipped. */
+    /**
+     * What one run of "deploy all" shipped.
+     *
+     * @param descriptorBytes every task's descriptor
+     * @param blobBytes each offloaded group once per worker that reads it
+     * @param tableBytes the worker table once per worker reached
+     * @param sinkDescriptorBytes the last sink's descriptor
+     * @param sharedGroupBytes the last sink's input group as encoded
+     * @param sharedGroupRawBytes the same before compression
+     * @param sharedGroupDescriptors its entries (partitions; workers in the worker-set shape)
+     * @param workersReached workers that run at least one task
+     * @param maxWorkerBytes the most bytes one worker receives (descriptors, blobs, table)
+     */
     public record Shipped(
             long descriptorBytes,
             long blobBytes,
@@ -38,33 +55,113 @@ public final class DeployProcedures {
             int sinkDescriptorBytes,
             long sharedGroupBytes,
             long sharedGroupRawBytes,
-            int sharedGroupDescriptors) {
+            int sharedGroupDescriptors,
+            int workersReached,
+            long maxWorkerBytes) {
         /**
          * Descriptors, each blob once per worker that needs it, the worker table once per worker.
          */
         public long totalBytes() {
             return descriptorBytes + blobBytes + tableBytes;
         }
+
+        /** The mean bytes a worker that runs a task receives: {@link #totalBytes()} / workers. */
+        public double meanWorkerBytes() {
+            return workersReached == 0 ? 0 : totalBytes() / (double) workersReached;
+        }
     }
 
     /**
-     * Encodes the descriptors of every task of {@code topology} with a fresh cache; returns the
-     * total bytes of the descriptors. O(tasks + partitions of the groups).
+     * Encodes the descriptors of every task of {@code topology} with a fresh cache, in slices of
+     * {@link SliceBudget#DEFAULT} as a main thread would; returns the total bytes of the
+     * descriptors. O(tasks + partitions of the groups).
      */
     public static long deployAll(ExecutionTopology topology, OffloadOptions options) {
+        return deployAllInSlices(topology, options, SliceBudget.DEFAULT).bytes();
+    }
+
+    /**
+     * The issue-18 additions to the report's deployment section: the sliced "deploy all" and the
+     * worker-set shape measured at the same placement as {@link #measureShipped}.
+     *
+     * @param sliced the median sliced "deploy all" (by longest slice)
+     * @param workerSet what the worker-set shape ships
+     */
+    public record Shapes(Sliced sliced, Shipped workerSet) {}
+
+    /** Both measurements of {@link Shapes}, the sliced one the median of 5 runs. */
+    public static Shapes measureShapes(ExecutionTopology topology, OffloadOptions options) {
+        return new Shapes(
+                medianSliced(topology, options, 5), measureWorkerSetShape(topology, options));
+    }
+
+    /**
+     * What one sliced "deploy all" did.
+     *
+     * @param bytes total bytes of the descriptors
+     * @param slices slices run
+     * @param longestSliceNanos the longest slice
+     * @param longestSliceTasks the most tasks in one slice
+     * @param longestSliceWithoutGroupNanos the longest slice that encoded no group (the slices the
+     *     budget bounds)
+     */
+    public record Sliced(
+            long bytes,
+            int slices,
+            long longestSliceNanos,
+            int longestSliceTasks,
+            long longestSliceWithoutGroupNanos) {}
+
+    /**
+     * "Deploy all" in slices of {@code budget}, each timed on its own: the longest slice is how
+     * long the main thread is blocked at most. O(tasks + partitions of the groups).
+     */
+    public static Sliced deployAllInSlices(
+            ExecutionTopology topology, OffloadOptions options, SliceBudget budget) {
         JobGraph graph = topology.jobGraph();
         InMemoryBlobStore blobs = new InMemoryBlobStore();
         try (DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
                         JOB, topology, new RandomPlacement(graph, WORKERS, SEED), blobs, options)) {
-            long bytes = 0;
-            for (int task = 0; task < graph.numTasks(); task++) {
-                bytes += descriptors.create(task, 0).encode().length;
+            DeploymentSlices slices =
+                    DeploymentSlices.over(descriptors, 0, graph.numTasks(), task -> 0, budget);
+            long[] bytes = {0};
+            DeploymentSlices.DescriptorConsumer ship =
+                    (task, attempt, descriptor) -> bytes[0] += descriptor.length;
+            long withoutGroup = 0;
+            boolean more = true;
+            while (more) {
+                long groupsBefore = descriptors.encodedGroups();
+                long start = System.nanoTime();
+                more = slices.runSlice(ship);
+                long nanos = System.nanoTime() - start;
+                if (descriptors.encodedGroups() == groupsBefore) {
+                    withoutGroup = Math.max(withoutGroup, nanos);
+                }
             }
-            return bytes;
+            return new Sliced(
+                    bytes[0],
+                    slices.slices(),
+                    slices.longestSliceNanos(),
+                    slices.longestSliceTasks(),
+                    withoutGroup);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The median over {@code runs} sliced "deploy all"s (by longest slice), after the caller has
+     * warmed the JIT up (the report times {@link #deployAll} first).
+     */
+    public static Sliced medianSliced(
+            ExecutionTopology topology, OffloadOptions options, int runs) {
+        Sliced[] all = new Sliced[runs];
+        for (int r = 0; r < runs; r++) {
+            all[r] = deployAllInSlices(topology, options, SliceBudget.DEFAULT);
+        }
+        Arrays.sort(all, (a, b) -> Long.compare(a.longestSliceNanos(), b.longestSliceNanos()));
+        return all[runs / 2];
     }
 
     /**
@@ -80,7 +177,8 @@ public final class DeployProcedures {
     /**
      * One "deploy all" with everything counted: descriptor bytes, the blobs each worker fetches
      * once, the worker table once per worker, the last sink's descriptor and the first sink's input
-     * group. Workers decode what they receive, so the counts are of bytes that decode.
+     * group, and the bytes each worker receives. Workers decode what they receive, so the counts
+     * are of bytes that decode.
      */
     public static Shipped measureShipped(ExecutionTopology topology, OffloadOptions options) {
         JobGraph graph = topology.jobGraph();
@@ -89,16 +187,10 @@ public final class DeployProcedures {
         try (DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(JOB, topology, shuffle, blobs, options)) {
             WorkerDescriptorCache[] workers = new WorkerDescriptorCache[WORKERS];
-            BitSet contacted = new BitSet(WORKERS);
-            long descriptorBytes = 0;
-            long blobBytes = 0;
-            int sinkBytes = 0;
+            Receipts receipts = new Receipts(shuffle);
             for (int task = 0; task < graph.numTasks(); task++) {
                 byte[] bytes = descriptors.create(task, 0).encode();
-                descriptorBytes += bytes.length;
-                sinkBytes = bytes.length;
-                int worker = shuffle.workerOfTask(task);
-                contacted.set(worker);
+                int worker = receipts.descriptor(task, bytes);
                 if (workers[worker] == null) {
                     workers[worker] = new WorkerDescriptorCache(blobs);
                 }
@@ -106,25 +198,119 @@ public final class DeployProcedures {
                     long fetchesBefore = workers[worker].fetches();
                     workers[worker].resolve(input);
                     if (workers[worker].fetches() > fetchesBefore) {
-                        blobBytes += blobs.get(input.blobKey()).length;
+                        receipts.blob(worker, blobs.get(input.blobKey()).length);
                     }
                 }
             }
-            long tableBytes = (long) shuffle.workers().encode().length * contacted.cardinality();
-            int sink = graph.numTasks() - 1;
-            int group = topology.consumedGroup(sink, 0);
-            GroupDescriptors.Encoded shared =
-                    GroupDescriptors.encode(topology, group, shuffle, options.compress());
+            int group = topology.consumedGroup(graph.numTasks() - 1, 0);
+            return receipts.shipped(
+                    GroupDescriptors.encode(topology, group, shuffle, options.compress()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * "Deploy all" in the worker-set shape ({@link WorkerSetGroup}) at the same placement as {@link
+     * #measureShipped}: each input carries its group's worker set inline (a few dozen bytes), so
+     * nothing is offloaded and no blob fetched; each worker receives its tasks' descriptors and the
+     * worker table. The descriptors are {@link DeploymentDescriptors}' with each input's shuffle
+     * descriptors replaced by the worker-set encoding; workers decode them.
+     */
+    public static Shipped measureWorkerSetShape(
+            ExecutionTopology topology, OffloadOptions options) {
+        JobGraph graph = topology.jobGraph();
+        RandomPlacement shuffle = new RandomPlacement(graph, WORKERS, SEED);
+        byte[][] workerSets = new byte[topology.numGroups()][];
+        try (DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        JOB, topology, shuffle, new InMemoryBlobStore(), OffloadOptions.NEVER)) {
+            Receipts receipts = new Receipts(shuffle);
+            for (int task = 0; task < graph.numTasks(); task++) {
+                TaskDeploymentDescriptor old = descriptors.create(task, 0);
+                ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builder();
+                for (InputDescriptor input : old.inputs()) {
+                    int g = input.group();
+                    if (workerSets[g] == null) {
+                        workerSets[g] =
+                                WorkerSetGroup.encode(topology, g, shuffle, options.compress())
+                                        .bytes();
+                    }
+                    inputs.add(
+                            InputDescriptor.inline(
+                                    g,
+                                    input.firstSubpartition(),
+                                    input.numSubpartitions(),
+                                    workerSets[g]));
+                }
+                byte[] bytes =
+                        new TaskDeploymentDescriptor(
+                                        old.job(),
+                                        task,
+                                        old.vertex(),
+                                        old.subtask(),
+                                        0,
+                                        old.produced(),
+                                        inputs.build())
+                                .encode();
+                receipts.descriptor(task, bytes);
+                for (InputDescriptor input : TaskDeploymentDescriptor.decode(bytes).inputs()) {
+                    WorkerSetGroup.decode(input.inlineBytes());
+                }
+            }
+            int group = topology.consumedGroup(graph.numTasks() - 1, 0);
+            return receipts.shipped(
+                    WorkerSetGroup.encode(topology, group, shuffle, options.compress()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Bytes each worker receives during one "deploy all". */
+    private static final class Receipts {
+        private final RandomPlacement placement;
+        private final long[] perWorker = new long[WORKERS];
+        private final BitSet contacted = new BitSet(WORKERS);
+        private long descriptorBytes;
+        private long blobBytes;
+        private int lastDescriptorBytes;
+
+        Receipts(RandomPlacement placement) {
+            this.placement = placement;
+        }
+
+        /** Task {@code task}'s descriptor reaches its worker, which this returns. */
+        int descriptor(int task, byte[] bytes) {
+            int worker = placement.workerOfTask(task);
+            contacted.set(worker);
+            perWorker[worker] += bytes.length;
+            descriptorBytes += bytes.length;
+            lastDescriptorBytes = bytes.length;
+            return worker;
+        }
+
+        void blob(int worker, int bytes) {
+            perWorker[worker] += bytes;
+            blobBytes += bytes;
+        }
+
+        /** The totals, with {@code shared} as the last sink's input group. */
+        Shipped shipped(GroupDescriptors.Encoded shared) {
+            long table = placement.workers().encode().length;
+            long max = 0;
+            for (int w = contacted.nextSetBit(0); w >= 0; w = contacted.nextSetBit(w + 1)) {
+                max = Math.max(max, perWorker[w] + table);
+            }
             return new Shipped(
                     descriptorBytes,
                     blobBytes,
-                    tableBytes,
-                    sinkBytes,
+                    table * contacted.cardinality(),
+                    lastDescriptorBytes,
                     shared.bytes().length,
                     shared.rawPayloadBytes(),
-                    shared.descriptors());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+                    shared.descriptors(),
+                    contacted.cardinality(),
+                    max);
         }
     }
 }

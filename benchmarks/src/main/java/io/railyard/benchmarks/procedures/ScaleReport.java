@@ -24,7 +24,7 @@ import org.openjdk.jol.info.GraphLayout;
  */
 public final class ScaleReport {
     /** Procedures measured by {@link #measure}, in order: the progress bar's length. */
-    public static final int STEPS = 11;
+    public static final int STEPS = 12;
 
     /** Flink's published figures for P = 10,000 (1.12, 1.14), by procedure key. */
     private static final ImmutableMap<String, ImmutableList<String>> PUBLISHED =
@@ -63,6 +63,7 @@ public final class ScaleReport {
     private final @Nullable FlinkColumn flink;
     private final ShuffleThroughput.@Nullable Result shuffle;
     private final TimeToRunning.@Nullable Result running;
+    private final DeployProcedures.@Nullable Shapes shapes;
 
     @SuppressWarnings("TooManyParameters") // built only by measure(), withFlink(), withShuffle()
     private ScaleReport(
@@ -76,7 +77,8 @@ public final class ScaleReport {
             double decodeGroupMillis,
             @Nullable FlinkColumn flink,
             ShuffleThroughput.@Nullable Result shuffle,
-            TimeToRunning.@Nullable Result running) {
+            TimeToRunning.@Nullable Result running,
+            DeployProcedures.@Nullable Shapes shapes) {
         this.parallelism = parallelism;
         this.connections = connections;
         this.numRegions = numRegions;
@@ -88,6 +90,7 @@ public final class ScaleReport {
         this.flink = flink;
         this.shuffle = shuffle;
         this.running = running;
+        this.shapes = shapes;
     }
 
     /** Runs every procedure at {@code parallelism}, without progress output. */
@@ -136,6 +139,9 @@ public final class ScaleReport {
         DeployProcedures.Shipped shipped =
                 DeployProcedures.measureShipped(topology, OffloadOptions.DEFAULT);
         progress.accept("deployment bytes");
+        DeployProcedures.Shapes shapes =
+                DeployProcedures.measureShapes(topology, OffloadOptions.DEFAULT);
+        progress.accept("deployment slices and shapes");
         byte[] sharedGroup = DeployProcedures.encodeSharedGroup(parallelism);
         double decodeMillis = Timing.medianMillis(i -> GroupDescriptors.decode(sharedGroup).size());
         progress.accept("decode group");
@@ -152,7 +158,8 @@ public final class ScaleReport {
                 decodeMillis,
                 null,
                 null,
-                null);
+                null,
+                shapes);
     }
 
     /** Retained bytes of each structure (see {@link #memory()}). */
@@ -209,7 +216,13 @@ public final class ScaleReport {
                 decodeGroupMillis,
                 column,
                 result,
-                timeToRunning);
+                timeToRunning,
+                shapes);
+    }
+
+    /** The sliced "deploy all" and the worker-set shape, if measured. */
+    public DeployProcedures.@Nullable Shapes shapes() {
+        return shapes;
     }
 
     /** The time to RUNNING on the local engine, if measured. */

@@ -67,6 +67,16 @@ class ReportCommandTest {
                 }) {
             assertThat(root.path("deployment").path(count).asLong()).as(count).isPositive();
         }
+        assertThat(root.path("deployment").path("deploy_all_longest_slice_ms").asDouble())
+                .isPositive();
+        assertThat(root.path("deployment").path("max_worker_bytes").asLong()).isPositive();
+        assertThat(
+                        root.path("deployment")
+                                .path("worker_set_shape")
+                                .path("total_shipped_bytes")
+                                .asLong())
+                .isPositive();
+        assertThat(out).contains("deploy all: longest slice").contains("worker-set: total shipped");
         assertThat(root.path("memory").path("topology").asLong()).isPositive();
         assertThat(root.path("memory").path("initialized").asLong())
                 .isGreaterThan(root.path("memory").path("topology").asLong());

@@ -6,6 +6,7 @@ import io.railyard.benchmarks.procedures.DeployProcedures;
 import io.railyard.benchmarks.procedures.ReferenceJobs.Shape;
 import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.SliceBudget;
 import io.railyard.groups.ExecutionTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,6 +49,50 @@ class DeployBenchmarksTest {
                 .isBetween(990L, (long) DeployProcedures.WORKERS);
         assertThat(shipped.totalBytes())
                 .isEqualTo(shipped.descriptorBytes() + shipped.blobBytes() + shipped.tableBytes());
+    }
+
+    @Test
+    void atTenThousand_slicedDeployAll_shipsTheOneLoopBytes_inBoundedSlices() {
+        ExecutionTopology topology = ExecutionTopology.of(Shape.BLOCKING.job(10_000));
+
+        DeployProcedures.Sliced oneSlice =
+                DeployProcedures.deployAllInSlices(
+                        topology, OffloadOptions.DEFAULT, SliceBudget.ofTasks(Integer.MAX_VALUE));
+        DeployProcedures.Sliced sliced =
+                DeployProcedures.deployAllInSlices(
+                        topology, OffloadOptions.DEFAULT, SliceBudget.ofTasks(3_000));
+
+        assertThat(oneSlice.slices()).isOne();
+        assertThat(sliced.bytes()).isEqualTo(oneSlice.bytes());
+        assertThat(sliced.slices()).isEqualTo(7); // 20,000 tasks
+        assertThat(sliced.longestSliceTasks()).isEqualTo(3_000);
+        assertThat(DeployProcedures.deployAll(topology, OffloadOptions.DEFAULT))
+                .isEqualTo(oneSlice.bytes());
+    }
+
+    /**
+     * At the same random placement, every worker fetches the ~14 KiB per-partition group once; the
+     * worker-set group is a few bytes inline (all 1,000 workers produce), so a worker receives its
+     * descriptors and the worker table only.
+     */
+    @Test
+    void atTenThousand_theWorkerSetShape_shipsAFractionPerWorker() {
+        ExecutionTopology topology = ExecutionTopology.of(Shape.BLOCKING.job(10_000));
+
+        DeployProcedures.Shipped old =
+                DeployProcedures.measureShipped(topology, OffloadOptions.DEFAULT);
+        DeployProcedures.Shipped set =
+                DeployProcedures.measureWorkerSetShape(topology, OffloadOptions.DEFAULT);
+
+        assertThat(set.workersReached()).isEqualTo(old.workersReached()).isEqualTo(1_000);
+        assertThat(set.blobBytes()).isZero();
+        assertThat(set.sharedGroupDescriptors()).isEqualTo(1_000);
+        assertThat(set.sharedGroupBytes()).isLessThan(32);
+        assertThat(old.maxWorkerBytes()).isGreaterThan(old.sharedGroupBytes());
+        assertThat(set.maxWorkerBytes() * 2).isLessThan(old.maxWorkerBytes());
+        assertThat(set.totalBytes() * 2).isLessThan(old.totalBytes());
+        assertThat(old.meanWorkerBytes() * old.workersReached())
+                .isCloseTo((double) old.totalBytes(), org.assertj.core.data.Offset.offset(1.0));
     }
 
     @Test
