@@ -7,9 +7,8 @@ import com.google.common.collect.ImmutableList;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.io.IOException;
-import java.util.Arrays;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Creates task deployment descriptors on the JobManager, encoding the shuffle descriptors of each
@@ -17,20 +16,23 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Cache</h2>
  *
- * One entry per group, an {@link InputDescriptor} shared by every consumer of the group: the
- * encoded {@link GroupDescriptors}, or — when {@link OffloadOptions} says the group is large — the
- * key of a blob holding them, with one reference of this job in the {@link BlobStore}. An entry is
- * dropped ({@link #invalidatePartition}) when any of its partitions gets a new producer attempt or
- * is released, releasing its blob reference; the next descriptor that needs it re-encodes it.
- * {@link #close()} drops every reference of the job.
+ * One entry per group that has more than one consumer or is offloaded, an {@link InputDescriptor}
+ * shared by every consumer of the group: the encoded {@link GroupDescriptors}, or — when {@link
+ * OffloadOptions} says the group is large — the key of a blob holding them, with one reference of
+ * this job in the {@link BlobStore}. A group read by one consumer and shipped inline is encoded for
+ * each descriptor that reads it and not kept: caching it would save nothing but a redeployment's
+ * encoding, and the million one-consumer groups of a pointwise job at P = 1,000,000 would hold
+ * about 60 MB. An entry is dropped ({@link #invalidatePartition}) when any of its partitions gets a
+ * new producer attempt or is released, releasing its blob reference; the next descriptor that needs
+ * it re-encodes it. {@link #close()} drops every reference of the job.
  *
  * <h2>Cost</h2>
  *
  * A descriptor costs O(its produced datasets × consumer edges + input edges), each step O(1) for up
  * to 512 job vertices and edges of comparable size and at worst a job-vertex or edge lookup (O(log
  * V), O(log E)), plus, for each input group not cached yet, O(the group's partitions) to encode it.
- * At 10k × 10k all-to-all, the one group is encoded once for all 10,000 consumers. Memory: two
- * references per group. Not thread-safe: the JobManager's main thread.
+ * At 10k × 10k all-to-all, the one group is encoded once for all 10,000 consumers. Memory: a hash
+ * entry per cached group and its encoding. Not thread-safe: the JobManager's main thread.
  */
 public final class DeploymentDescriptors implements AutoCloseable {
     private final JobId job;
@@ -39,7 +41,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final ShuffleDescriptorSource source;
     private final BlobStore blobs;
     private final OffloadOptions options;
-    private final @Nullable InputDescriptor[] cached; // per group: shared by its consumers
+    private final Int2ObjectOpenHashMap<InputDescriptor> cached; // by group: shared by consumers
     private long encodedGroups;
     private long encodedBytes;
     private long rawBytes;
@@ -57,7 +59,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         this.source = source;
         this.blobs = blobs;
         this.options = options;
-        this.cached = new InputDescriptor[topology.numGroups()];
+        this.cached = new Int2ObjectOpenHashMap<>();
     }
 
     /**
@@ -105,9 +107,12 @@ public final class DeploymentDescriptors implements AutoCloseable {
         return most;
     }
 
-    /** The input descriptor of group {@code g}, encoding (and maybe offloading) it once. */
+    /**
+     * The input descriptor of group {@code g}, encoding (and maybe offloading) it once if it is
+     * cached (see the class notes), else each time.
+     */
     private InputDescriptor input(int g) throws IOException {
-        InputDescriptor input = cached[g];
+        InputDescriptor input = cached.get(g);
         if (input != null) {
             return input;
         }
@@ -122,7 +127,9 @@ public final class DeploymentDescriptors implements AutoCloseable {
         encodedGroups++;
         encodedBytes += encoded.bytes().length;
         rawBytes += encoded.rawPayloadBytes();
-        cached[g] = input;
+        if (consumers > 1 || input.isOffloaded()) {
+            cached.put(g, input);
+        }
         return input;
     }
 
@@ -165,8 +172,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         IOException failure = null;
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
-            InputDescriptor input = cached[g];
-            cached[g] = null;
+            InputDescriptor input = cached.remove(g);
             if (input != null && input.isOffloaded()) {
                 try {
                     blobs.release(job, input.blobKey());
@@ -207,12 +213,13 @@ public final class DeploymentDescriptors implements AutoCloseable {
     /** Whether group {@code group} is cached (inline or offloaded). O(1). */
     public boolean isCached(int group) {
         checkElementIndex(group, topology.numGroups(), "group");
-        return cached[group] != null;
+        return cached.containsKey(group);
     }
 
     /**
-     * Groups encoded and cached so far (re-encodings after invalidation included; an encoding whose
-     * offload failed is not counted).
+     * Group encodings made so far: each cached group once, a group that is not cached once per
+     * descriptor that reads it, re-encodings after invalidation included; an encoding whose offload
+     * failed is not counted.
      */
     public long encodedGroups() {
         return encodedGroups;
@@ -239,7 +246,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     /** Releases every blob reference of the job. */
     @Override
     public void close() throws IOException {
-        Arrays.fill(cached, null);
+        cached.clear();
         blobs.releaseJob(job);
     }
 }

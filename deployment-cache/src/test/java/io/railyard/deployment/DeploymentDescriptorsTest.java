@@ -34,6 +34,46 @@ class DeploymentDescriptorsTest {
                 options);
     }
 
+    /**
+     * POINTWISE 4 → 2 (one consumer per group: not cached, encoded per descriptor) then 2 → 4 (two
+     * consumers per group: cached, encoded once); the inputs are the same either way.
+     */
+    @Test
+    void onlyGroupsWithSeveralConsumers_areCached() throws IOException {
+        ExecutionTopology topology =
+                ExecutionTopology.of(
+                        JobGraph.builder()
+                                .addVertex("a", 4)
+                                .addVertex("b", 2)
+                                .addVertex("c", 4)
+                                .connect(
+                                        "a",
+                                        "b",
+                                        io.railyard.topology.DistributionPattern.POINTWISE,
+                                        ResultPartitionType.BLOCKING)
+                                .connect(
+                                        "b",
+                                        "c",
+                                        io.railyard.topology.DistributionPattern.POINTWISE,
+                                        ResultPartitionType.BLOCKING)
+                                .build());
+        DeploymentDescriptors descriptors =
+                descriptors(topology, 3, new InMemoryBlobStore(), OffloadOptions.DEFAULT);
+
+        TaskDeploymentDescriptor b0 = descriptors.create(4, 0);
+        TaskDeploymentDescriptor b0Again = descriptors.create(4, 0);
+        assertThat(descriptors.isCached(0)).as("a -> b group 0, one consumer").isFalse();
+        assertThat(descriptors.encodedGroups()).isEqualTo(2);
+        assertThat(b0Again).isEqualTo(b0);
+
+        for (int task = 6; task < 10; task++) {
+            descriptors.create(task, 0);
+        }
+        assertThat(descriptors.isCached(2)).as("b -> c group 0, two consumers").isTrue();
+        assertThat(descriptors.isCached(3)).isTrue();
+        assertThat(descriptors.encodedGroups()).as("two b -> c groups, once each").isEqualTo(4);
+    }
+
     @Test
     void sinkDescriptor_withOffload_isSmall_andTheGroupIsEncodedOnceForAllSinks()
             throws IOException {
