@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class DeployAllTasksBenchmark {
     /** Parallelism of source and sink. */
-    @Param({"1000", "10000"})
+    @Param({"1000", "10000", "100000", "1000000"})
     public int parallelism;
 
     /** BLOCKING or PIPELINED (the two-vertex ALL_TO_ALL shapes). */
