@@ -5,12 +5,12 @@ import static com.google.common.base.Preconditions.checkElementIndex;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
+import io.railyard.topology.FixedBits;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,10 +57,10 @@ public final class PartitionRelease {
     private final PackedInts unfinishedTasks; // per region not alone in it: tasks not finished
     private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
     private final int[][] trackedInputEdges; // per job vertex: its input edges of tracked datasets
-    private final BitSet finishedTasks;
-    private final BitSet finishedRegions;
+    private final FixedBits finishedTasks;
+    private final FixedBits finishedRegions;
     private final int[] @Nullable [] unreleasableGroups; // per dataset with >1 consumer vertex
-    private final BitSet counted; // per group: stepped in the current region visit
+    private final FixedBits counted; // per group: stepped in the current region visit
 
     /**
      * Release tracking over {@code regions}; nothing finished. O(regions + groups + consumers of
@@ -89,9 +89,9 @@ public final class PartitionRelease {
             trackedInputEdges[v] = trackedInputEdges(v);
         }
         armUnfinishedTasks();
-        this.finishedTasks = new BitSet(graph.numTasks());
-        this.finishedRegions = new BitSet(regions.numRegions());
-        this.counted = new BitSet(topology.numGroups());
+        this.finishedTasks = new FixedBits(graph.numTasks());
+        this.finishedRegions = new FixedBits(regions.numRegions());
+        this.counted = new FixedBits(topology.numGroups());
         this.unfinishedConsumers = PackedInts.zeros(topology.numGroups());
         countConsumerRegions();
     }
@@ -136,7 +136,10 @@ public final class PartitionRelease {
 
     /** Counts the distinct consumer regions of every tracked group. */
     private void countConsumerRegions() {
-        BitSet seen = new BitSet(); // per region, within one group; cleared after each group
+        FixedBits seen =
+                new FixedBits(
+                        regions.numRegions()); // per region, within one group; cleared after each
+        // group
         for (int e = 0; e < graph.numEdges(); e++) {
             if (!tracked[graph.edgeDataSet(e)]) {
                 continue;

@@ -3,8 +3,8 @@ package io.railyard.failover;
 import static com.google.common.base.Preconditions.checkElementIndex;
 import static com.google.common.base.Preconditions.checkPositionIndexes;
 
+import io.railyard.topology.FixedBits;
 import io.railyard.topology.JobGraph;
-import java.util.BitSet;
 
 /**
  * Partition availability fed by events: a partition becomes available when its producer finishes
@@ -16,12 +16,12 @@ import java.util.BitSet;
  */
 public final class PartitionTracker implements PartitionAvailability {
     private final JobGraph graph;
-    private final BitSet available;
+    private final FixedBits available;
 
     /** A tracker for the partitions of {@code graph}, none available. O(partitions / 64). */
     public PartitionTracker(JobGraph graph) {
         this.graph = graph;
-        this.available = new BitSet(graph.numPartitions());
+        this.available = new FixedBits(graph.numPartitions());
     }
 
     /** Partition {@code partition} was produced completely and can be read (again). */

@@ -6,10 +6,10 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
 import io.railyard.regions.scheduling.RegionInputs;
+import io.railyard.topology.FixedBits;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import java.util.Arrays;
-import java.util.BitSet;
 
 /**
  * The tasks to restart when a task fails, by the region rules of FLIP-1 (those of Apache Flink's
@@ -53,8 +53,8 @@ public final class RegionFailover {
     private final boolean[] reconsumable; // per dataset
     private final TaskRangeCursor cursor;
 
-    private final BitSet consumedSeen; // per group: its partitions were checked in this call
-    private final BitSet consumerSeen; // per group: its consumers were visited in this call
+    private final FixedBits consumedSeen; // per group: its partitions were checked in this call
+    private final FixedBits consumerSeen; // per group: its consumers were visited in this call
     // Items to expand, FIFO, grown on demand (runs keep them short): a region, or the first of a
     // run; per item the run's job vertex (-1 for one region) and first and last (inclusive)
     // subtask.
@@ -63,14 +63,15 @@ public final class RegionFailover {
     private int[] itemLow = new int[INITIAL_ITEMS];
     private int[] itemHigh = new int[INITIAL_ITEMS];
     private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
-    private final BitSet inRun; // scratch: regions listed through a run item
-    private final BitSet visited; // the regions visited by this call; cleared as they are listed
+    private final FixedBits inRun; // scratch: regions listed through a run item
+    private final FixedBits visited; // the regions visited by this call; cleared as they are listed
     private final int[] openStart; // per job vertex: the range being merged, while openStamp
     private final int[] openEnd;
     private final int[] openStamp;
     private final int[] touchedVertices;
     private int numTouched;
     private int epoch;
+    private boolean marksDirty; // a call is in progress, or threw before clearing its marks
     private int tail;
 
     /**
@@ -88,14 +89,14 @@ public final class RegionFailover {
             reconsumable[d] = graph.resultType(d).isReconsumable();
         }
         this.cursor = regions.newTaskRangeCursor();
-        this.consumedSeen = new BitSet(topology.numGroups());
-        this.consumerSeen = new BitSet(topology.numGroups());
+        this.consumedSeen = new FixedBits(topology.numGroups());
+        this.consumerSeen = new FixedBits(topology.numGroups());
         this.singletonBase = new int[graph.numJobVertices()];
         for (int v = 0; v < singletonBase.length; v++) {
             singletonBase[v] = regions.singletonRegionBase(v);
         }
-        this.inRun = new BitSet(regions.numRegions());
-        this.visited = new BitSet(regions.numRegions());
+        this.inRun = new FixedBits(regions.numRegions());
+        this.visited = new FixedBits(regions.numRegions());
         this.openStart = new int[graph.numJobVertices()];
         this.openEnd = new int[graph.numJobVertices()];
         this.openStamp = new int[graph.numJobVertices()];
@@ -126,12 +127,13 @@ public final class RegionFailover {
      */
     public void tasksToRestart(int failedTask, RestartSet into) {
         checkElementIndex(failedTask, graph.numTasks(), "failedTask");
-        if (!visited.isEmpty() || !consumedSeen.isEmpty() || !consumerSeen.isEmpty()) {
-            visited.clear(); // an earlier call threw before it cleared its marks
+        if (marksDirty) { // an earlier call threw before it cleared its marks
+            visited.clear();
             inRun.clear();
             consumedSeen.clear();
             consumerSeen.clear();
         }
+        marksDirty = true;
         nextEpoch();
         tail = 0;
         visit(regions.regionOf(failedTask));
@@ -144,14 +146,16 @@ public final class RegionFailover {
         }
         clearGroupMarks();
         collect(into);
+        marksDirty = false;
     }
 
-    /** Whether every visited mark is clear, as each call leaves them (for tests). O(1). */
+    /** Whether every visited mark is clear, as each call leaves them (for tests). O(marks). */
     boolean marksCleared() {
-        return visited.isEmpty()
-                && inRun.isEmpty()
-                && consumedSeen.isEmpty()
-                && consumerSeen.isEmpty();
+        return !marksDirty
+                && visited.cardinality() == 0
+                && inRun.cardinality() == 0
+                && consumedSeen.cardinality() == 0
+                && consumerSeen.cardinality() == 0;
     }
 
     private void nextEpoch() {

@@ -6,11 +6,11 @@ import static com.google.common.base.Preconditions.checkState;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
+import io.railyard.topology.FixedBits;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.ResultPartitionType;
-import java.util.BitSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,9 +59,9 @@ public final class RegionSchedulingStrategy {
     private final PackedInts notReady; // per group: partitions not ready (PLAIN groups)
     private final int[] crossNotReady; // per CROSS entry: outside partitions not ready
     private final PackedInts pending; // per region: inputs not consumable (≤ its input count)
-    private final BitSet scheduled; // per region
-    private final BitSet finished; // per task
-    private final BitSet ready; // per partition
+    private final FixedBits scheduled; // per region
+    private final FixedBits finished; // per task
+    private final FixedBits ready; // per partition
     private final boolean[] gatesOnFinish; // per dataset: BLOCKING, gating
     private final boolean[] gatesOnSchedule; // per dataset: hybrid, gating
     private final boolean anyGatesOnSchedule; // whether deploying a region can make inputs ready
@@ -91,10 +91,10 @@ public final class RegionSchedulingStrategy {
             crossNotReady[entry] = inputs.crossOutsidePartitions(entry);
         }
         this.pending = inputs.copyInputCounts();
-        this.scheduled = new BitSet(regions.numRegions());
+        this.scheduled = new FixedBits(regions.numRegions());
         this.queue = new RankQueue(regions.numRegions());
-        this.finished = new BitSet(graph.numTasks());
-        this.ready = new BitSet(graph.numPartitions());
+        this.finished = new FixedBits(graph.numTasks());
+        this.ready = new FixedBits(graph.numPartitions());
         this.gatesOnFinish = new boolean[graph.numDataSets()];
         this.gatesOnSchedule = new boolean[graph.numDataSets()];
         for (int d = 0; d < graph.numDataSets(); d++) {
@@ -284,7 +284,11 @@ public final class RegionSchedulingStrategy {
         if (ready.get(p) == nowReady) {
             return;
         }
-        ready.set(p, nowReady);
+        if (nowReady) {
+            ready.set(p);
+        } else {
+            ready.clear(p);
+        }
         int delta = nowReady ? -1 : +1;
         int d = graph.dataSetOfPartition(p);
         int index = p - graph.firstPartition(d);
