@@ -9,8 +9,9 @@ import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
+import io.railyard.topology.PackedRange;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.lang.System.Logger.Level;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
@@ -156,9 +157,7 @@ public final class FailoverHandler {
                     FailureHandling.Outcome.FAIL_JOB, 0, null, decision.reason(), cause, failure);
         }
         RestartSet tasks = failover.tasksToRestart(task);
-        for (int i = 0; i < tasks.numRegions(); i++) {
-            attempt.add(tasks.region(i), 1);
-        }
+        tasks.forEachRegion(region -> attempt.add(region, 1));
         // Their partitions stop being available at the decision, not when it runs after its delay:
         // the producers are cancelled now, and a restart that runs late (its regions taken over by
         // a later decision that already ran) must not touch what their new attempts produced.
@@ -205,11 +204,32 @@ public final class FailoverHandler {
     public void restart(FailureHandling handling, IntPredicate stillOwned) {
         RestartSet tasks = handling.restartSet();
         checkState(jobFailure == null, "the job has failed; nothing restarts");
-        int[] restarted = Arrays.stream(tasks.regions()).filter(stillOwned).toArray();
+        long[] restarted = ownedRuns(tasks, stillOwned);
         if (restarted.length > 0) {
-            release.onRegionsRestarted(restarted);
-            strategy.restartRegions(restarted);
+            release.onRegionRangesRestarted(restarted);
+            strategy.restartRegionRanges(restarted);
         }
+    }
+
+    /** The set's runs of region ids cut to the regions {@code stillOwned} accepts. O(regions). */
+    private static long[] ownedRuns(RestartSet tasks, IntPredicate stillOwned) {
+        LongArrayList runs = new LongArrayList(tasks.numRegionRuns());
+        for (int k = 0; k < tasks.numRegionRuns(); k++) {
+            long run = tasks.regionRun(k);
+            int start = -1;
+            for (int r = PackedRange.start(run); r < PackedRange.end(run); r++) {
+                if (stillOwned.test(r)) {
+                    start = start < 0 ? r : start;
+                } else if (start >= 0) {
+                    runs.add(PackedRange.of(start, r));
+                    start = -1;
+                }
+            }
+            if (start >= 0) {
+                runs.add(PackedRange.of(start, PackedRange.end(run)));
+            }
+        }
+        return runs.toLongArray();
     }
 
     /** The partitions {@code tasks} produce are no longer available. O(ranges × datasets). */

@@ -202,18 +202,36 @@ public final class PartitionRelease {
      * once. O(their tasks / 64 + task ranges × input edges + groups re-armed × their partitions).
      */
     public void onRegionsRestarted(int... restarted) {
-        for (int region : restarted) {
-            checkElementIndex(region, regions.numRegions(), "region");
+        long[] ranges = new long[restarted.length];
+        for (int i = 0; i < restarted.length; i++) {
+            checkElementIndex(restarted[i], regions.numRegions(), "region");
+            ranges[i] = PackedRange.of(restarted[i], restarted[i] + 1);
         }
-        for (int region : restarted) {
-            if (finishedRegions.get(region)) {
-                finishedRegions.clear(region);
-                forEachTrackedConsumedGroup(region, +1);
+        onRegionRangesRestarted(ranges);
+    }
+
+    /**
+     * {@link #onRegionsRestarted} for the regions of {@code ranges} ({@link PackedRange}s of region
+     * ids), without listing them. O(their regions, as there).
+     *
+     * @throws IndexOutOfBoundsException if a range is not within the region ids
+     */
+    public void onRegionRangesRestarted(long... ranges) {
+        for (long range : ranges) {
+            java.util.Objects.checkFromToIndex(
+                    PackedRange.start(range), PackedRange.end(range), regions.numRegions());
+        }
+        for (long range : ranges) {
+            for (int region = PackedRange.start(range); region < PackedRange.end(range); region++) {
+                if (finishedRegions.get(region)) {
+                    finishedRegions.clear(region);
+                    forEachTrackedConsumedGroup(region, +1);
+                }
+                for (cursor.reset(region); cursor.next(); ) {
+                    finishedTasks.clear(cursor.start(), cursor.end());
+                }
+                unfinishedTasks.set(region, regions.numTasks(region));
             }
-            for (cursor.reset(region); cursor.next(); ) {
-                finishedTasks.clear(cursor.start(), cursor.end());
-            }
-            unfinishedTasks.set(region, regions.numTasks(region));
         }
     }
 

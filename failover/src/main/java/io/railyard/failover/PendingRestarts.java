@@ -2,6 +2,7 @@ package io.railyard.failover;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.railyard.topology.PackedInts;
 import java.util.IdentityHashMap;
 
 /**
@@ -16,13 +17,13 @@ import java.util.IdentityHashMap;
  * handler.
  */
 public final class PendingRestarts {
-    private final int[] latestDecision; // per region
+    private final PackedInts latestDecision; // per region; widens as decisions are numbered
     private final IdentityHashMap<FailureHandling, Integer> pending = new IdentityHashMap<>();
     private int decisions;
 
     /** Tracking for a job of {@code numRegions} regions. */
     public PendingRestarts(int numRegions) {
-        this.latestDecision = new int[numRegions];
+        this.latestDecision = PackedInts.zeros(numRegions);
     }
 
     /**
@@ -36,9 +37,7 @@ public final class PendingRestarts {
                 "only RESTART decisions wait, outcome was %s",
                 handling.outcome());
         int decision = ++decisions;
-        for (int region : handling.restartSet().regions()) {
-            latestDecision[region] = decision;
-        }
+        handling.restartSet().forEachRegion(region -> latestDecision.set(region, decision));
         pending.put(handling, decision);
     }
 
@@ -54,7 +53,7 @@ public final class PendingRestarts {
             failover.restart(handling);
         } else {
             int own = decision;
-            failover.restart(handling, region -> latestDecision[region] == own);
+            failover.restart(handling, region -> latestDecision.get(region) == own);
         }
     }
 }

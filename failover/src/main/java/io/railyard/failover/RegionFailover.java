@@ -34,10 +34,10 @@ import java.util.Arrays;
  * consumers), each step O(1) for up to 512 job vertices and edges of comparable size and at worst a
  * job-vertex or edge lookup, O(log V) or O(log E). Visited regions and groups are a bit each,
  * cleared before the call returns (regions as the result is listed, groups by walking the expanded
- * items' group ranges again); the queue of items (a region, or a run of singleton regions) grows on
- * demand and is short when runs form. So the per-region and per-group state is two bits each, and a
- * call allocates nothing proportional to the job once the queue and the {@link RestartSet} it fills
- * have grown.
+ * items' group ranges again); the queue of items (a region, or a run of singleton regions; a run
+ * that continues the last queued one extends it) grows on demand and is short when runs form. So
+ * the per-region and per-group state is two bits each, and a call allocates nothing proportional to
+ * the job once the queue and the {@link RestartSet} it fills have grown.
  *
  * <p>Not thread-safe: one instance per JobManager main thread. The availability is read, never
  * changed; marking a partition lost is the caller's business.
@@ -73,6 +73,7 @@ public final class RegionFailover {
     private int epoch;
     private boolean marksDirty; // a call is in progress, or threw before clearing its marks
     private int tail;
+    private int head; // the item being expanded; items after it may still grow
 
     /**
      * Failover over the regions of {@code inputs}, reading {@code availability}. O(regions + groups
@@ -136,8 +137,9 @@ public final class RegionFailover {
         marksDirty = true;
         nextEpoch();
         tail = 0;
+        head = -1;
         visit(regions.regionOf(failedTask));
-        for (int head = 0; head < tail; head++) {
+        for (head = 0; head < tail; head++) {
             if (itemVertex[head] < 0) {
                 expand(queue[head]);
             } else {
@@ -215,6 +217,11 @@ public final class RegionFailover {
     }
 
     private void queueRun(int v, int base, int from, int to) {
+        int last = tail - 1;
+        if (last > head && itemVertex[last] == v && itemHigh[last] == from - 1) {
+            itemHigh[last] = to - 1; // continues the last run, not expanded yet: one item
+            return;
+        }
         ensureItemCapacity();
         itemVertex[tail] = v;
         itemLow[tail] = from;

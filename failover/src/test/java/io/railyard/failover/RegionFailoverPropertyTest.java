@@ -50,6 +50,12 @@ class RegionFailoverPropertyTest {
                     .containsExactly(expected);
             checkShape(reused, graph, regions);
             assertThat(failover.marksCleared()).as("round %s: marks left set", round).isTrue();
+            int[] listed = reused.regions();
+            for (int i = 0; i < listed.length; i++) {
+                assertThat(reused.region(i))
+                        .as("round %s, region %s", round, i)
+                        .isEqualTo(listed[i]);
+            }
         }
     }
 

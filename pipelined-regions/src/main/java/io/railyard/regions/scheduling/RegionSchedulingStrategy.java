@@ -11,6 +11,7 @@ import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.ResultPartitionType;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -190,23 +191,55 @@ public final class RegionSchedulingStrategy {
         enter();
         try {
             checkState(started, "restartRegions() before startScheduling()");
-            for (int region : restarted) {
-                checkElementIndex(region, pending.size(), "region");
+            long[] ranges = new long[restarted.length];
+            for (int i = 0; i < restarted.length; i++) {
+                checkElementIndex(restarted[i], pending.size(), "region");
+                ranges[i] = PackedRange.of(restarted[i], restarted[i] + 1);
             }
-            for (int region : restarted) {
+            restart(ranges);
+        } finally {
+            busy = false;
+        }
+    }
+
+    /**
+     * {@link #restartRegions} for the regions of {@code ranges} ({@link PackedRange}s of region
+     * ids), without listing them: a failure that restarts a million singleton regions passes one
+     * range. O(their regions + their tasks' ranges + consequences).
+     *
+     * @throws IndexOutOfBoundsException if a range is not within the region ids
+     * @throws IllegalStateException if called before {@link #startScheduling()}
+     */
+    public void restartRegionRanges(long... ranges) {
+        enter();
+        try {
+            checkState(started, "restartRegionRanges() before startScheduling()");
+            for (long range : ranges) {
+                Objects.checkFromToIndex(
+                        PackedRange.start(range), PackedRange.end(range), pending.size());
+            }
+            restart(ranges);
+        } finally {
+            busy = false;
+        }
+    }
+
+    private void restart(long[] ranges) {
+        for (long range : ranges) {
+            for (int region = PackedRange.start(range); region < PackedRange.end(range); region++) {
                 if (scheduled.get(region)) {
                     unschedule(region);
                 }
             }
-            for (int region : restarted) {
+        }
+        for (long range : ranges) {
+            for (int region = PackedRange.start(range); region < PackedRange.end(range); region++) {
                 if (pending.get(region) == 0) {
                     queue.add(region);
                 }
             }
-            drain();
-        } finally {
-            busy = false;
         }
+        drain();
     }
 
     /** Whether region {@code region} is scheduled in its current attempt. O(1). */

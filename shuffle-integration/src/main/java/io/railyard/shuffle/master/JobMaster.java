@@ -21,6 +21,7 @@ import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.shuffle.Failures;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedInts;
 import io.railyard.topology.PartitionId;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
@@ -73,7 +74,7 @@ public final class JobMaster implements AutoCloseable {
     // Per region: tasks not finished in the current attempt. Pipelined partitions, which the
     // scheduler's release tracking leaves to their producers, are released when their region
     // (producers and consumers alike) has finished.
-    private final int[] unfinished;
+    private final PackedInts unfinished; // per region: tasks not finished
     // RESTART decisions waiting for their delay, and the latest one that owns each region.
     private final PendingRestarts pendingRestarts;
 
@@ -102,10 +103,10 @@ public final class JobMaster implements AutoCloseable {
         this.gateway = gateway;
         this.placement = placement;
         this.cursor = regions.newTaskRangeCursor();
-        this.unfinished = new int[regions.numRegions()];
+        this.unfinished = PackedInts.zeros(regions.numRegions());
         this.pendingRestarts = new PendingRestarts(regions.numRegions());
-        for (int r = 0; r < unfinished.length; r++) {
-            unfinished[r] = regions.numTasks(r);
+        for (int r = 0; r < unfinished.size(); r++) {
+            unfinished.set(r, regions.numTasks(r));
         }
     }
 
@@ -125,7 +126,7 @@ public final class JobMaster implements AutoCloseable {
     public boolean onTaskFinished(int task, int attempt) throws IOException {
         boolean current = failover.onTaskFinished(task, attempt);
         int region = regions.regionOf(task);
-        if (current && --unfinished[region] == 0) {
+        if (current && unfinished.add(region, -1) == 0) {
             releasePipelined(region);
         }
         afterEvent();
@@ -317,7 +318,7 @@ public final class JobMaster implements AutoCloseable {
     /** Cancels the restart set's placed tasks, releases their partitions, unplaces them. */
     private void stopRestarted(RestartSet tasks) throws IOException {
         for (int i = 0; i < tasks.numRegions(); i++) {
-            unfinished[tasks.region(i)] = regions.numTasks(tasks.region(i));
+            unfinished.set(tasks.region(i), regions.numTasks(tasks.region(i)));
         }
         IOException failure = null;
         for (int i = 0; i < tasks.numRanges(); i++) {

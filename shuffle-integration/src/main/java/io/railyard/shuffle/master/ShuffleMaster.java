@@ -7,8 +7,8 @@ import io.railyard.deployment.ShuffleDescriptorSource;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.FailoverHandler;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedInts;
 import io.railyard.topology.PartitionId;
-import java.util.Arrays;
 
 /**
  * The master side of the shuffle seam: where each task runs, hence where the partitions it produces
@@ -26,19 +26,17 @@ import java.util.Arrays;
  * as {@link FailoverHandler#attempt}) and allocation-free, except {@link #partitionId}.
  */
 public final class ShuffleMaster implements ShuffleDescriptorSource {
-    private static final int UNPLACED = -1;
     private final JobGraph graph;
     private final WorkerTable workers;
     private final FailoverHandler attempts;
-    private final int[] workerOfTask;
+    private final PackedInts placed; // per task: its worker + 1, or 0 when not placed
 
     /** A master for {@code graph}'s tasks on {@code workers}; no task is placed yet. O(tasks). */
     public ShuffleMaster(JobGraph graph, WorkerTable workers, FailoverHandler attempts) {
         this.graph = graph;
         this.workers = workers;
         this.attempts = attempts;
-        this.workerOfTask = new int[graph.numTasks()];
-        Arrays.fill(workerOfTask, UNPLACED);
+        this.placed = PackedInts.zeros(graph.numTasks());
     }
 
     /**
@@ -47,9 +45,9 @@ public final class ShuffleMaster implements ShuffleDescriptorSource {
      * @throws IndexOutOfBoundsException if either is out of range, naming which
      */
     public void place(int task, int worker) {
-        checkElementIndex(task, workerOfTask.length, "task");
+        checkElementIndex(task, placed.size(), "task");
         checkElementIndex(worker, workers.size(), "worker");
-        workerOfTask[task] = worker;
+        placed.set(task, worker + 1);
     }
 
     /**
@@ -60,18 +58,18 @@ public final class ShuffleMaster implements ShuffleDescriptorSource {
      */
     public void unplace(int fromTask, int toTask) {
         checkArgument(
-                0 <= fromTask && fromTask <= toTask && toTask <= workerOfTask.length,
+                0 <= fromTask && fromTask <= toTask && toTask <= placed.size(),
                 "task range [%s, %s) is not within [0, %s)",
                 fromTask,
                 toTask,
-                workerOfTask.length);
-        Arrays.fill(workerOfTask, fromTask, toTask, UNPLACED);
+                placed.size());
+        placed.fill(fromTask, toTask, 0);
     }
 
     /** The worker of task {@code task}, or -1 if it is not placed. */
     public int workerOfTask(int task) {
-        checkElementIndex(task, workerOfTask.length, "task");
-        return workerOfTask[task];
+        checkElementIndex(task, placed.size(), "task");
+        return placed.get(task) - 1;
     }
 
     /** Partition {@code partition} as its current producer attempt writes it. */
@@ -87,7 +85,7 @@ public final class ShuffleMaster implements ShuffleDescriptorSource {
     /** The producer's worker, or -1 if it is not placed (encoding then fails). */
     @Override
     public int worker(int partition) {
-        return workerOfTask[graph.producerTask(partition)];
+        return placed.get(graph.producerTask(partition)) - 1;
     }
 
     @Override
