@@ -30,17 +30,30 @@ final class Envelope {
      * when {@code compress} and it pays.
      */
     static byte[] seal(int magic, int version, byte[] payload, int length, boolean compress) {
-        byte[] body = payload;
-        int bodyLength = length;
-        int codec = CODEC_NONE;
         if (compress) {
             byte[] deflated = deflate(payload, length);
-            if (deflated.length + 5 < length) { // 5: the varint of the uncompressed length
-                body = deflated;
-                bodyLength = deflated.length;
-                codec = CODEC_DEFLATE;
+            if (compressionPays(deflated.length, length)) {
+                return frame(magic, version, CODEC_DEFLATE, length, deflated, deflated.length);
             }
         }
+        return frame(magic, version, CODEC_NONE, length, payload, length);
+    }
+
+    /**
+     * Whether a payload of {@code length} bytes that deflates to {@code deflatedLength} is shipped
+     * deflated: only when it is smaller, the uncompressed length's varint included.
+     */
+    static boolean compressionPays(int deflatedLength, int length) {
+        return deflatedLength + 5 < length; // 5: the varint of the uncompressed length
+    }
+
+    /**
+     * Frames {@code body[0, bodyLength)}, a payload of {@code length} bytes as {@code codec}
+     * (CODEC_NONE: the payload itself) as format {@code version} of {@code magic}. O(bodyLength);
+     * allocates the frame.
+     */
+    static byte[] frame(
+            int magic, int version, int codec, int length, byte[] body, int bodyLength) {
         ByteWriter out = new ByteWriter(bodyLength + 16);
         out.writeByte(magic >>> 8);
         out.writeByte(magic);
@@ -119,8 +132,16 @@ final class Envelope {
                 inflate(bytes, body.position(), bodyEnd, declared), 0, declared, true);
     }
 
+    /**
+     * The deflater of CODEC_DEFLATE: raw deflate at {@link Deflater#BEST_SPEED}. The caller owns it
+     * and must {@link Deflater#end()} it.
+     */
+    static Deflater newDeflater() {
+        return new Deflater(Deflater.BEST_SPEED, true);
+    }
+
     private static byte[] deflate(byte[] payload, int length) {
-        Deflater deflater = new Deflater(Deflater.BEST_SPEED, true);
+        Deflater deflater = newDeflater();
         try {
             deflater.setInput(payload, 0, length);
             deflater.finish();
