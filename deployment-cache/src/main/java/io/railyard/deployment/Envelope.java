@@ -54,19 +54,39 @@ final class Envelope {
      */
     static byte[] frame(
             int magic, int version, int codec, int length, byte[] body, int bodyLength) {
-        ByteWriter out = new ByteWriter(bodyLength + 16);
-        out.writeByte(magic >>> 8);
-        out.writeByte(magic);
-        out.writeByte(version);
-        out.writeByte(codec);
+        int header = 4;
         if (codec == CODEC_DEFLATE) {
-            out.writeVarint(length);
+            for (int v = length; (v & ~0x7F) != 0; v >>>= 7) {
+                header++;
+            }
+            header++;
         }
-        out.writeBytes(body, 0, bodyLength);
+        // Sized exactly and written in place: one allocation and one copy of the body, which
+        // matters for the millions of small task descriptors of a large deployment.
+        byte[] out = new byte[header + bodyLength + CRC_BYTES];
+        out[0] = (byte) (magic >>> 8);
+        out[1] = (byte) magic;
+        out[2] = (byte) version;
+        out[3] = (byte) codec;
+        if (codec == CODEC_DEFLATE) {
+            int at = 4;
+            int v = length;
+            while ((v & ~0x7F) != 0) {
+                out[at++] = (byte) ((v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            out[at] = (byte) v;
+        }
+        System.arraycopy(body, 0, out, header, bodyLength);
         CRC32C crc = new CRC32C();
-        crc.update(out.buffer(), 0, out.size());
-        out.writeInt((int) crc.getValue());
-        return out.toByteArray();
+        crc.update(out, 0, header + bodyLength);
+        int checksum = (int) crc.getValue();
+        int end = header + bodyLength;
+        out[end] = (byte) (checksum >>> 24);
+        out[end + 1] = (byte) (checksum >>> 16);
+        out[end + 2] = (byte) (checksum >>> 8);
+        out[end + 3] = (byte) checksum;
+        return out;
     }
 
     /**
