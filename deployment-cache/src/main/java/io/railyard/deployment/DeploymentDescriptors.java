@@ -12,7 +12,6 @@ import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.Int2ObjectMap;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.io.IOException;
-import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,7 +68,6 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final OffloadOptions options;
     private final Int2ObjectOpenHashMap<InputDescriptor> cached; // by group: shared by consumers
     private final Int2ObjectOpenHashMap<GroupEncoding> pending; // by group: stepped, not done
-    private @Nullable InputDescriptor[] found = new InputDescriptor[0]; // readyInputs' first pass
     private long encodedGroups;
     private long encodedBytes;
     private long rawBytes;
@@ -145,30 +143,37 @@ public final class DeploymentDescriptors implements AutoCloseable {
         int v = graph.vertexOfTask(task);
         int subtask = task - graph.firstTask(v);
         int n = graph.numInputEdges(v);
-        if (found.length < n) {
-            found = new InputDescriptor[n];
-        }
-        // First pass: only lookups, so that a task that must wait encodes nothing in vain.
-        for (int k = 0; k < n; k++) {
-            int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
-            InputDescriptor input = cached.get(g);
-            if (input == null && waitForStepped && isStepped(g)) {
-                Arrays.fill(found, 0, k, null);
-                return null;
-            }
-            found[k] = input;
+        // With several inputs, look first, so that a task that must wait encodes nothing in vain.
+        if (waitForStepped && n > 1 && waitsForStepped(v, subtask, n)) {
+            return null;
         }
         ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builderWithExpectedSize(n);
         for (int k = 0; k < n; k++) {
             int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
-            InputDescriptor input = found[k];
-            found[k] = null;
+            InputDescriptor input = cached.get(g);
+            if (input == null) {
+                if (waitForStepped && isStepped(g)) {
+                    return null; // the only input: nothing encoded before it
+                }
+                input = encode(g);
+            }
             // The task reads, of each partition of the group, the subpartition of its place among
             // the group's consumers (see subpartitions: one per consumer of the largest group).
             int index = task - PackedRange.start(topology.consumerRange(g));
-            inputs.add((input != null ? input : input(g)).withSubpartitions(index, 1));
+            inputs.add(input.withSubpartitions(index, 1));
         }
         return inputs.build();
+    }
+
+    /** Whether an input group of subtask {@code subtask} of {@code v} waits for stepping. */
+    private boolean waitsForStepped(int v, int subtask, int numInputs) {
+        for (int k = 0; k < numInputs; k++) {
+            int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
+            if (isStepped(g) && !cached.containsKey(g)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether group {@code g} is large enough to be encoded in steps when slices deploy. */
@@ -186,15 +191,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
         return most;
     }
 
-    /**
-     * The input descriptor of group {@code g}, encoding (and maybe offloading) it once if it is
-     * cached (see the class notes), else each time.
-     */
-    private InputDescriptor input(int g) throws IOException {
-        InputDescriptor input = cached.get(g);
-        if (input != null) {
-            return input;
-        }
+    /** Encodes group {@code g} at once (and maybe offloads and caches it; see the class notes). */
+    private InputDescriptor encode(int g) throws IOException {
         return complete(g, GroupDescriptors.encode(topology, g, source, options.compress()), false);
     }
 

@@ -192,9 +192,7 @@ public final class GroupDescriptors {
 
     private static void writeColumn(ByteWriter out, int[] values) {
         ColumnChoice choice = new ColumnChoice();
-        for (int value : values) {
-            choice.add(value);
-        }
+        choice.addAll(values, 0, values.length);
         int kind = choice.kind();
         out.writeByte(kind);
         if (kind == CONSTANT) {
@@ -226,15 +224,33 @@ public final class GroupDescriptors {
         private long deltaBytes;
         private int previous;
 
-        void add(int value) {
-            if (count++ == 0) {
-                first = value;
+        /** Feeds {@code values[from, to)}, in order. O(to - from), no allocation. */
+        void addAll(int[] values, int from, int to) {
+            if (from == to) {
+                return;
             }
-            constant &= value == first;
-            varintBytes += varintSize(value);
-            int delta = zigZag(value - previous);
-            deltaBytes += delta < 0 ? Integer.MAX_VALUE : varintSize(delta); // < 0: too far apart
-            previous = value;
+            if (count == 0) {
+                first = values[from];
+            }
+            // Locals, not fields, in the loop: it runs once per partition and column.
+            boolean same = constant;
+            long varints = varintBytes;
+            long deltas = deltaBytes;
+            int last = previous;
+            int base = first;
+            for (int i = from; i < to; i++) {
+                int value = values[i];
+                same &= value == base;
+                varints += varintSize(value);
+                int delta = zigZag(value - last);
+                deltas += delta < 0 ? Integer.MAX_VALUE : varintSize(delta); // < 0: too far apart
+                last = value;
+            }
+            count += to - from;
+            constant = same;
+            varintBytes = varints;
+            deltaBytes = deltas;
+            previous = last;
         }
 
         /** CONSTANT, VARINTS or DELTAS. */

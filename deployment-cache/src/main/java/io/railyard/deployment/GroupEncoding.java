@@ -134,26 +134,33 @@ final class GroupEncoding {
 
     private int gather(int maxUnits) {
         int end = (int) Math.min(size, index + (long) maxUnits * VALUES_PER_UNIT);
-        for (int i = index; i < end; i++) {
-            int partition = first + i;
-            int value =
-                    column == 0
-                            ? GroupDescriptors.checkValue(
-                                    source.worker(partition), numWorkers, "worker", partition)
-                            : column == 1
-                                    ? GroupDescriptors.checkValue(
-                                            source.connectionIndex(partition),
-                                            Integer.MAX_VALUE,
-                                            "connection index",
-                                            partition)
-                                    : GroupDescriptors.checkValue(
-                                            source.producerAttempt(partition),
-                                            Integer.MAX_VALUE,
-                                            "producer attempt",
-                                            partition);
-            values[i] = value;
-            choice.add(value);
+        if (column == 0) {
+            for (int i = index; i < end; i++) {
+                int p = first + i;
+                values[i] = GroupDescriptors.checkValue(source.worker(p), numWorkers, "worker", p);
+            }
+        } else if (column == 1) {
+            for (int i = index; i < end; i++) {
+                int p = first + i;
+                values[i] =
+                        GroupDescriptors.checkValue(
+                                source.connectionIndex(p),
+                                Integer.MAX_VALUE,
+                                "connection index",
+                                p);
+            }
+        } else {
+            for (int i = index; i < end; i++) {
+                int p = first + i;
+                values[i] =
+                        GroupDescriptors.checkValue(
+                                source.producerAttempt(p),
+                                Integer.MAX_VALUE,
+                                "producer attempt",
+                                p);
+            }
         }
+        choice.addAll(values, index, end);
         int units = units(end - index, VALUES_PER_UNIT);
         index = end;
         if (index == size) {
@@ -178,10 +185,12 @@ final class GroupEncoding {
                 payload.writeVarint(values[i]);
             }
         } else {
+            int last = previous;
             for (int i = index; i < end; i++) {
-                payload.writeVarint(GroupDescriptors.zigZag(values[i] - previous));
-                previous = values[i];
+                payload.writeVarint(GroupDescriptors.zigZag(values[i] - last));
+                last = values[i];
             }
+            previous = last;
         }
         int units = units(end - index, VALUES_PER_UNIT);
         index = end;
