@@ -62,6 +62,20 @@ final class ByteWriter {
         return bytes;
     }
 
+    /** Makes room for {@code more} bytes after {@link #size()} in {@link #buffer()}. */
+    void ensureCapacity(int more) {
+        ensure(more);
+    }
+
+    /** Counts {@code n} bytes written into {@link #buffer()} directly after {@link #size()}. */
+    void skip(int n) {
+        if (n < 0 || size + n > bytes.length) {
+            throw new IllegalArgumentException(
+                    "skip " + n + " at " + size + " of a buffer of " + bytes.length);
+        }
+        size += n;
+    }
+
     private void ensure(int more) {
         if (size + more > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(size + more, 2 * bytes.length));

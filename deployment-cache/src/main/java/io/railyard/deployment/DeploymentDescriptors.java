@@ -2,13 +2,17 @@ package io.railyard.deployment;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkElementIndex;
+import static com.google.common.base.Preconditions.checkState;
+import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
+import it.unimi.dsi.fastutil.ints.Int2ObjectMap;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates task deployment descriptors on the JobManager, encoding the shuffle descriptors of each
@@ -26,15 +30,36 @@ import java.io.IOException;
  * new producer attempt or is released, releasing its blob reference; the next descriptor that needs
  * it re-encodes it. {@link #close()} drops every reference of the job.
  *
+ * <h2>Stepped encodings</h2>
+ *
+ * {@link DeploymentSlices} does not let a descriptor encode a group of {@value
+ * #STEPPED_MIN_PARTITIONS} partitions or more: it first encodes the group in bounded steps ({@link
+ * GroupEncoding}, via {@link #advanceInputEncoding}), held here as pending — not cached, not
+ * offloaded, not counted — until its finish frames it, offloads it if large and caches it, even
+ * with one consumer (its descriptor is created in a later slice; such groups are at most one per 64
+ * partitions, so the memory stays O(partitions) bytes). Invalidating a partition of a pending group
+ * drops the pending encoding, which starts over. {@link #create} is unchanged: it encodes what it
+ * needs at once.
+ *
  * <h2>Cost</h2>
  *
  * A descriptor costs O(its produced datasets × consumer edges + input edges), each step O(1) for up
  * to 512 job vertices and edges of comparable size and at worst a job-vertex or edge lookup (O(log
  * V), O(log E)), plus, for each input group not cached yet, O(the group's partitions) to encode it.
  * At 10k × 10k all-to-all, the one group is encoded once for all 10,000 consumers. Memory: a hash
- * entry per cached group and its encoding. Not thread-safe: the JobManager's main thread.
+ * entry per cached group and its encoding, and per pending stepped encoding an int per partition
+ * and its buffers. Not thread-safe: the JobManager's main thread.
  */
 public final class DeploymentDescriptors implements AutoCloseable {
+    /** The fewest partitions of a group that {@link DeploymentSlices} encodes in steps. */
+    static final int STEPPED_MIN_PARTITIONS = 64;
+
+    /** What {@link #advanceInputEncoding} returns when the next step does not fit. */
+    static final int NO_ROOM = -1;
+
+    /** The most budget units one step of a stepped encoding does. */
+    static final int MAX_STEP_UNITS = 256;
+
     private final JobId job;
     private final ExecutionTopology topology;
     private final JobGraph graph;
@@ -42,6 +67,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final BlobStore blobs;
     private final OffloadOptions options;
     private final Int2ObjectOpenHashMap<InputDescriptor> cached; // by group: shared by consumers
+    private final Int2ObjectOpenHashMap<GroupEncoding> pending; // by group: stepped, not done
     private long encodedGroups;
     private long encodedBytes;
     private long rawBytes;
@@ -60,6 +86,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         this.blobs = blobs;
         this.options = options;
         this.cached = new Int2ObjectOpenHashMap<>();
+        this.pending = new Int2ObjectOpenHashMap<>();
     }
 
     /**
@@ -73,6 +100,15 @@ public final class DeploymentDescriptors implements AutoCloseable {
     public TaskDeploymentDescriptor create(int task, int attempt) throws IOException {
         checkElementIndex(task, graph.numTasks(), "task");
         checkArgument(attempt >= 0, "attempt must be >= 0, was %s", attempt);
+        ImmutableList<InputDescriptor> inputs = inputs(task, false);
+        return create(task, attempt, requireNonNull(inputs));
+    }
+
+    /**
+     * The deployment descriptor of attempt {@code attempt} of task {@code task} reading {@code
+     * inputs} (what {@link #readyInputs} gave for it).
+     */
+    TaskDeploymentDescriptor create(int task, int attempt, ImmutableList<InputDescriptor> inputs) {
         int v = graph.vertexOfTask(task);
         int subtask = task - graph.firstTask(v);
         ImmutableList.Builder<ProducedPartition> produced = ImmutableList.builder();
@@ -85,16 +121,64 @@ public final class DeploymentDescriptors implements AutoCloseable {
                             subpartitions(d, subtask),
                             graph.resultType(d)));
         }
-        ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builder();
-        for (int k = 0; k < graph.numInputEdges(v); k++) {
+        return new TaskDeploymentDescriptor(
+                job, task, v, subtask, attempt, produced.build(), inputs);
+    }
+
+    /**
+     * The input descriptors of task {@code task}, or null if one of its input groups is to be
+     * encoded in steps first: not cached and at least {@value #STEPPED_MIN_PARTITIONS} partitions
+     * ({@link #advanceInputEncoding} advances it). Groups below that size that are not cached are
+     * encoded here, as by {@link #create(int, int)}. O(input edges) with every group cached.
+     *
+     * @throws IOException as {@link #create(int, int)}
+     */
+    @Nullable ImmutableList<InputDescriptor> readyInputs(int task) throws IOException {
+        checkElementIndex(task, graph.numTasks(), "task");
+        return inputs(task, true);
+    }
+
+    private @Nullable ImmutableList<InputDescriptor> inputs(int task, boolean waitForStepped)
+            throws IOException {
+        int v = graph.vertexOfTask(task);
+        int subtask = task - graph.firstTask(v);
+        int n = graph.numInputEdges(v);
+        // With several inputs, look first, so that a task that must wait encodes nothing in vain.
+        if (waitForStepped && n > 1 && waitsForStepped(v, subtask, n)) {
+            return null;
+        }
+        ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builderWithExpectedSize(n);
+        for (int k = 0; k < n; k++) {
             int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
+            InputDescriptor input = cached.get(g);
+            if (input == null) {
+                if (waitForStepped && isStepped(g)) {
+                    return null; // the only input: nothing encoded before it
+                }
+                input = encode(g);
+            }
             // The task reads, of each partition of the group, the subpartition of its place among
             // the group's consumers (see subpartitions: one per consumer of the largest group).
             int index = task - PackedRange.start(topology.consumerRange(g));
-            inputs.add(input(g).withSubpartitions(index, 1));
+            inputs.add(input.withSubpartitions(index, 1));
         }
-        return new TaskDeploymentDescriptor(
-                job, task, v, subtask, attempt, produced.build(), inputs.build());
+        return inputs.build();
+    }
+
+    /** Whether an input group of subtask {@code subtask} of {@code v} waits for stepping. */
+    private boolean waitsForStepped(int v, int subtask, int numInputs) {
+        for (int k = 0; k < numInputs; k++) {
+            int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
+            if (isStepped(g) && !cached.containsKey(g)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether group {@code g} is large enough to be encoded in steps when slices deploy. */
+    private boolean isStepped(int g) {
+        return PackedRange.size(topology.partitionRange(g)) >= STEPPED_MIN_PARTITIONS;
     }
 
     /** The most consumers reading partition {@code index} of dataset {@code d} on one edge. */
@@ -107,19 +191,20 @@ public final class DeploymentDescriptors implements AutoCloseable {
         return most;
     }
 
+    /** Encodes group {@code g} at once (and maybe offloads and caches it; see the class notes). */
+    private InputDescriptor encode(int g) throws IOException {
+        return complete(g, GroupDescriptors.encode(topology, g, source, options.compress()), false);
+    }
+
     /**
-     * The input descriptor of group {@code g}, encoding (and maybe offloading) it once if it is
-     * cached (see the class notes), else each time.
+     * Ships group {@code g}'s encoding inline or offloads it, counts it and caches it if it has
+     * more than one consumer, is offloaded, or {@code keep}; a stepped encoding of it still pending
+     * is then stale and discarded.
      */
-    private InputDescriptor input(int g) throws IOException {
-        InputDescriptor input = cached.get(g);
-        if (input != null) {
-            return input;
-        }
-        GroupDescriptors.Encoded encoded =
-                GroupDescriptors.encode(topology, g, source, options.compress());
+    private InputDescriptor complete(int g, GroupDescriptors.Encoded encoded, boolean keep)
+            throws IOException {
         int consumers = PackedRange.size(topology.consumerRange(g));
-        input =
+        InputDescriptor input =
                 options.offloads(encoded.descriptors(), consumers, encoded.bytes().length)
                         ? InputDescriptor.offloaded(g, 0, 1, offload(g, encoded))
                         : InputDescriptor.inline(g, 0, 1, encoded.bytes());
@@ -127,10 +212,67 @@ public final class DeploymentDescriptors implements AutoCloseable {
         encodedGroups++;
         encodedBytes += encoded.bytes().length;
         rawBytes += encoded.rawPayloadBytes();
-        if (consumers > 1 || input.isOffloaded()) {
+        if (keep || consumers > 1 || input.isOffloaded()) {
             cached.put(g, input);
+            discardPending(g);
         }
         return input;
+    }
+
+    /**
+     * Advances the stepped encoding of the first input group of task {@code task} that {@link
+     * #readyInputs} waits for, by one step of at most {@code min(unitsLeft, MAX_STEP_UNITS)} budget
+     * units, or by its finish — framing, offloading and caching it, which is not cut — if that
+     * costs at most {@code unitsLeft} or {@code freshSlice}; returns the units spent, {@link
+     * #NO_ROOM} if the finish does not fit, 0 if no input of the task waits.
+     *
+     * <p>The encoding is not visible (not cached, not offloaded, not counted) before its finish. If
+     * the source fails, the encoding is dropped and the next call starts over; if the offload
+     * fails, the finished encoding stays pending and the next call retries the put.
+     *
+     * @throws IOException if offloading the group fails (naming the group and the store's error)
+     */
+    int advanceInputEncoding(int task, int unitsLeft, boolean freshSlice) throws IOException {
+        checkElementIndex(task, graph.numTasks(), "task");
+        checkArgument(unitsLeft >= 1, "unitsLeft must be >= 1, was %s", unitsLeft);
+        int v = graph.vertexOfTask(task);
+        int subtask = task - graph.firstTask(v);
+        for (int k = 0; k < graph.numInputEdges(v); k++) {
+            int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
+            if (!cached.containsKey(g) && isStepped(g)) {
+                return advance(g, unitsLeft, freshSlice);
+            }
+        }
+        return 0;
+    }
+
+    private int advance(int g, int unitsLeft, boolean freshSlice) throws IOException {
+        GroupEncoding encoding = pending.get(g);
+        if (encoding == null) {
+            encoding = new GroupEncoding(topology, g, source, options.compress());
+            pending.put(g, encoding);
+        }
+        if (!encoding.isStepped()) {
+            try {
+                return encoding.step(Math.min(unitsLeft, MAX_STEP_UNITS));
+            } catch (RuntimeException e) {
+                discardPending(g); // a half-done step: the next call starts over
+                throw e;
+            }
+        }
+        int units = encoding.finishUnits();
+        if (units > unitsLeft && !freshSlice) {
+            return NO_ROOM;
+        }
+        complete(g, encoding.finish(), true); // drops the pending encoding once cached
+        return units;
+    }
+
+    private void discardPending(int g) {
+        GroupEncoding encoding = pending.remove(g);
+        if (encoding != null) {
+            encoding.discard();
+        }
     }
 
     /** Puts group {@code g}'s encoding into the blob store; a failure names the group. */
@@ -172,6 +314,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         IOException failure = null;
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
+            discardPending(g); // read partly before the change: start over
             InputDescriptor input = cached.remove(g);
             if (input != null && input.isOffloaded()) {
                 try {
@@ -216,6 +359,30 @@ public final class DeploymentDescriptors implements AutoCloseable {
         return cached.containsKey(group);
     }
 
+    /** Stepped encodings begun and not finished (not visible yet). O(1). */
+    int pendingEncodings() {
+        return pending.size();
+    }
+
+    /**
+     * Checks that no group is both cached and pending, and that every pending encoding is of a
+     * stepped group.
+     *
+     * @throws IllegalStateException naming the first group that breaks it
+     */
+    void checkInvariants() {
+        for (Int2ObjectMap.Entry<GroupEncoding> entry : pending.int2ObjectEntrySet()) {
+            int g = entry.getIntKey();
+            checkState(!cached.containsKey(g), "group %s is both cached and pending", g);
+            checkState(
+                    entry.getValue().group() == g,
+                    "pending entry %s holds group %s",
+                    g,
+                    entry.getValue().group());
+            checkState(isStepped(g), "group %s is pending but has too few partitions", g);
+        }
+    }
+
     /**
      * Group encodings made so far: each cached group once, a group that is not cached once per
      * descriptor that reads it, re-encodings after invalidation included; an encoding whose offload
@@ -247,6 +414,10 @@ public final class DeploymentDescriptors implements AutoCloseable {
     @Override
     public void close() throws IOException {
         cached.clear();
+        for (GroupEncoding encoding : pending.values()) {
+            encoding.discard();
+        }
+        pending.clear();
         blobs.releaseJob(job);
     }
 }

@@ -30,30 +30,63 @@ final class Envelope {
      * when {@code compress} and it pays.
      */
     static byte[] seal(int magic, int version, byte[] payload, int length, boolean compress) {
-        byte[] body = payload;
-        int bodyLength = length;
-        int codec = CODEC_NONE;
         if (compress) {
             byte[] deflated = deflate(payload, length);
-            if (deflated.length + 5 < length) { // 5: the varint of the uncompressed length
-                body = deflated;
-                bodyLength = deflated.length;
-                codec = CODEC_DEFLATE;
+            if (compressionPays(deflated.length, length)) {
+                return frame(magic, version, CODEC_DEFLATE, length, deflated, deflated.length);
             }
         }
-        ByteWriter out = new ByteWriter(bodyLength + 16);
-        out.writeByte(magic >>> 8);
-        out.writeByte(magic);
-        out.writeByte(version);
-        out.writeByte(codec);
+        return frame(magic, version, CODEC_NONE, length, payload, length);
+    }
+
+    /**
+     * Whether a payload of {@code length} bytes that deflates to {@code deflatedLength} is shipped
+     * deflated: only when it is smaller, the uncompressed length's varint included.
+     */
+    static boolean compressionPays(int deflatedLength, int length) {
+        return deflatedLength + 5 < length; // 5: the varint of the uncompressed length
+    }
+
+    /**
+     * Frames {@code body[0, bodyLength)}, a payload of {@code length} bytes as {@code codec}
+     * (CODEC_NONE: the payload itself) as format {@code version} of {@code magic}. O(bodyLength);
+     * allocates the frame.
+     */
+    static byte[] frame(
+            int magic, int version, int codec, int length, byte[] body, int bodyLength) {
+        int header = 4;
         if (codec == CODEC_DEFLATE) {
-            out.writeVarint(length);
+            for (int v = length; (v & ~0x7F) != 0; v >>>= 7) {
+                header++;
+            }
+            header++;
         }
-        out.writeBytes(body, 0, bodyLength);
+        // Sized exactly and written in place: one allocation and one copy of the body, which
+        // matters for the millions of small task descriptors of a large deployment.
+        byte[] out = new byte[header + bodyLength + CRC_BYTES];
+        out[0] = (byte) (magic >>> 8);
+        out[1] = (byte) magic;
+        out[2] = (byte) version;
+        out[3] = (byte) codec;
+        if (codec == CODEC_DEFLATE) {
+            int at = 4;
+            int v = length;
+            while ((v & ~0x7F) != 0) {
+                out[at++] = (byte) ((v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            out[at] = (byte) v;
+        }
+        System.arraycopy(body, 0, out, header, bodyLength);
         CRC32C crc = new CRC32C();
-        crc.update(out.buffer(), 0, out.size());
-        out.writeInt((int) crc.getValue());
-        return out.toByteArray();
+        crc.update(out, 0, header + bodyLength);
+        int checksum = (int) crc.getValue();
+        int end = header + bodyLength;
+        out[end] = (byte) (checksum >>> 24);
+        out[end + 1] = (byte) (checksum >>> 16);
+        out[end + 2] = (byte) (checksum >>> 8);
+        out[end + 3] = (byte) checksum;
+        return out;
     }
 
     /**
@@ -119,8 +152,16 @@ final class Envelope {
                 inflate(bytes, body.position(), bodyEnd, declared), 0, declared, true);
     }
 
+    /**
+     * The deflater of CODEC_DEFLATE: raw deflate at {@link Deflater#BEST_SPEED}. The caller owns it
+     * and must {@link Deflater#end()} it.
+     */
+    static Deflater newDeflater() {
+        return new Deflater(Deflater.BEST_SPEED, true);
+    }
+
     private static byte[] deflate(byte[] payload, int length) {
-        Deflater deflater = new Deflater(Deflater.BEST_SPEED, true);
+        Deflater deflater = newDeflater();
         try {
             deflater.setInput(payload, 0, length);
             deflater.finish();

@@ -26,9 +26,9 @@ import org.jspecify.annotations.Nullable;
 public final class GroupDescriptors {
     static final int MAGIC = 0x5247; // "RG"
     static final int VERSION = 1;
-    private static final int CONSTANT = 0;
-    private static final int VARINTS = 1;
-    private static final int DELTAS = 2;
+    static final int CONSTANT = 0;
+    static final int VARINTS = 1;
+    static final int DELTAS = 2;
 
     private final int group;
     private final int firstPartition;
@@ -179,7 +179,7 @@ public final class GroupDescriptors {
         return new GroupDescriptors(group, first, size, workers, connections, attempts);
     }
 
-    private static int checkValue(int value, int bound, String what, int partition) {
+    static int checkValue(int value, int bound, String what, int partition) {
         if (value < 0 || value >= bound) {
             throw new IllegalStateException(
                     String.format(
@@ -191,32 +191,79 @@ public final class GroupDescriptors {
     }
 
     private static void writeColumn(ByteWriter out, int[] values) {
-        boolean constant = true;
-        long varintBytes = 0;
-        long deltaBytes = 0;
-        int previous = 0;
-        for (int i = 0; i < values.length; i++) {
-            constant &= values[i] == values[0];
-            varintBytes += varintSize(values[i]);
-            int delta = zigZag(values[i] - previous);
-            deltaBytes += delta < 0 ? Integer.MAX_VALUE : varintSize(delta); // < 0: too far apart
-            previous = values[i];
-        }
-        if (values.length == 0 || constant) {
-            out.writeByte(CONSTANT);
-            out.writeVarint(values.length == 0 ? 0 : values[0]);
-        } else if (varintBytes <= deltaBytes) {
-            out.writeByte(VARINTS);
+        ColumnChoice choice = new ColumnChoice();
+        choice.addAll(values, 0, values.length);
+        int kind = choice.kind();
+        out.writeByte(kind);
+        if (kind == CONSTANT) {
+            out.writeVarint(choice.constant());
+        } else if (kind == VARINTS) {
             for (int value : values) {
                 out.writeVarint(value);
             }
         } else {
-            out.writeByte(DELTAS);
-            previous = 0;
+            int previous = 0;
             for (int value : values) {
                 out.writeVarint(zigZag(value - previous));
                 previous = value;
             }
+        }
+    }
+
+    /**
+     * The kind of one column, chosen from its values fed in order: CONSTANT if all are equal (or
+     * there are none), else VARINTS or DELTAS, whichever is smaller (VARINTS on a tie). Shared by
+     * {@link #encode} and the resumable {@code GroupEncoding}, so both pick the same kind. O(1) a
+     * value, no allocation.
+     */
+    static final class ColumnChoice {
+        private int count;
+        private int first;
+        private boolean constant = true;
+        private long varintBytes;
+        private long deltaBytes;
+        private int previous;
+
+        /** Feeds {@code values[from, to)}, in order. O(to - from), no allocation. */
+        void addAll(int[] values, int from, int to) {
+            if (from == to) {
+                return;
+            }
+            if (count == 0) {
+                first = values[from];
+            }
+            // Locals, not fields, in the loop: it runs once per partition and column.
+            boolean same = constant;
+            long varints = varintBytes;
+            long deltas = deltaBytes;
+            int last = previous;
+            int base = first;
+            for (int i = from; i < to; i++) {
+                int value = values[i];
+                same &= value == base;
+                varints += varintSize(value);
+                int delta = zigZag(value - last);
+                deltas += delta < 0 ? Integer.MAX_VALUE : varintSize(delta); // < 0: too far apart
+                last = value;
+            }
+            count += to - from;
+            constant = same;
+            varintBytes = varints;
+            deltaBytes = deltas;
+            previous = last;
+        }
+
+        /** CONSTANT, VARINTS or DELTAS. */
+        int kind() {
+            if (count == 0 || constant) {
+                return CONSTANT;
+            }
+            return varintBytes <= deltaBytes ? VARINTS : DELTAS;
+        }
+
+        /** The value of a CONSTANT column (0 for an empty one). */
+        int constant() {
+            return count == 0 ? 0 : first;
         }
     }
 
@@ -248,7 +295,7 @@ public final class GroupDescriptors {
         return new Column(0, values);
     }
 
-    private static int zigZag(int value) {
+    static int zigZag(int value) {
         return (value << 1) ^ (value >> 31);
     }
 

@@ -7,8 +7,10 @@ import java.util.function.LongSupplier;
 
 /**
  * How much of a deployment one slice may do before it hands the JobManager's main thread back: at
- * most {@code maxTasks} descriptors, and no more once {@code maxNanos} have passed on {@code
- * nanoClock} (read every {@link DeploymentSlices#CLOCK_STRIDE} tasks). Immutable.
+ * most {@code maxTasks} descriptors — or their worth of group encoding, counted in the same units
+ * (see {@link DeploymentSlices}) — and no more once {@code maxNanos} have passed on {@code
+ * nanoClock} (read every {@link DeploymentSlices#CLOCK_STRIDE} tasks and after every group step).
+ * Immutable.
  *
  * <p>The default, {@link #DEFAULT}, is 10,000 tasks or 5 ms, whichever comes first: at the ~0.2 µs
  * a descriptor costs once its input groups are cached, 10,000 tasks are about 2 ms, so other
@@ -17,7 +19,8 @@ import java.util.function.LongSupplier;
  * clock reads and a return to the executor) stays below 0.1 % of the slice, and a P = 1,000,000
  * reference job is 200 slices. The time bound caps slices on a slower machine or a loaded JVM.
  *
- * @param maxTasks the most descriptors one slice creates (>= 1)
+ * @param maxTasks the most descriptors one slice creates, group encoding work counted as
+ *     descriptors of the same cost (>= 1)
  * @param maxNanos the time after which a slice stops at the next clock read (>= 1 ns; {@link
  *     Long#MAX_VALUE} for no time bound)
  * @param nanoClock the clock slices are timed with ({@code System::nanoTime} outside tests)

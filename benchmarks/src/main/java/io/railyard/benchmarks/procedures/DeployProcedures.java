@@ -102,8 +102,8 @@ public final class DeployProcedures {
      * @param slices slices run
      * @param longestSliceNanos the longest slice
      * @param longestSliceTasks the most tasks in one slice
-     * @param longestSliceWithoutGroupNanos the longest slice that encoded no group (the slices the
-     *     budget bounds)
+     * @param longestSliceWithoutGroupNanos the longest slice that encoded no group, neither in one
+     *     go nor a step of one
      */
     public record Sliced(
             long bytes,
@@ -132,10 +132,12 @@ public final class DeployProcedures {
             boolean more = true;
             while (more) {
                 long groupsBefore = descriptors.encodedGroups();
+                long groupUnitsBefore = slices.groupEncodingUnits();
                 long start = System.nanoTime();
                 more = slices.runSlice(ship);
                 long nanos = System.nanoTime() - start;
-                if (descriptors.encodedGroups() == groupsBefore) {
+                if (descriptors.encodedGroups() == groupsBefore
+                        && slices.groupEncodingUnits() == groupUnitsBefore) {
                     withoutGroup = Math.max(withoutGroup, nanos);
                 }
             }
