@@ -56,25 +56,15 @@ public final class FixedBits {
 
     /** Sets bits {@code [from, to)}. O(1 + (to − from) / 64). */
     public void set(int from, int to) {
-        Objects.checkFromToIndex(from, to, size);
-        if (from == to) {
-            return;
-        }
-        int first = from >>> 6;
-        int last = (to - 1) >>> 6;
-        long firstMask = -1L << from;
-        long lastMask = -1L >>> -to;
-        if (first == last) {
-            words[first] |= firstMask & lastMask;
-            return;
-        }
-        words[first] |= firstMask;
-        Arrays.fill(words, first + 1, last, -1L);
-        words[last] |= lastMask;
+        setRange(from, to, true);
     }
 
     /** Clears bits {@code [from, to)}. O(1 + (to − from) / 64). */
     public void clear(int from, int to) {
+        setRange(from, to, false);
+    }
+
+    private void setRange(int from, int to, boolean value) {
         Objects.checkFromToIndex(from, to, size);
         if (from == to) {
             return;
@@ -84,12 +74,16 @@ public final class FixedBits {
         long firstMask = -1L << from;
         long lastMask = -1L >>> -to;
         if (first == last) {
-            words[first] &= ~(firstMask & lastMask);
+            apply(first, firstMask & lastMask, value);
             return;
         }
-        words[first] &= ~firstMask;
-        Arrays.fill(words, first + 1, last, 0L);
-        words[last] &= ~lastMask;
+        apply(first, firstMask, value);
+        Arrays.fill(words, first + 1, last, value ? -1L : 0L);
+        apply(last, lastMask, value);
+    }
+
+    private void apply(int word, long mask, boolean value) {
+        words[word] = value ? words[word] | mask : words[word] & ~mask;
     }
 
     /** Clears every bit. O(size / 64). */

@@ -70,8 +70,8 @@ class CliProcessTest {
                 .as("exit code; stderr: %s", read(dir.resolve("stderr")))
                 .isZero();
         assertThat(out).startsWith("shape").doesNotContainIgnoringCase("warning");
-        assertThat(out.lines()).hasSize(1 + 4 + 1); // header, a row per shape, "JSON written"
-        assertThat(new ObjectMapper().readTree(json.toFile()).path("rows").size()).isEqualTo(4);
+        assertThat(out.lines()).hasSize(1 + 5 + 1); // header, a row per shape, "JSON written"
+        assertThat(new ObjectMapper().readTree(json.toFile()).path("rows").size()).isEqualTo(5);
     }
 
     private static String[] shuffleArgs(Path shuffle) {

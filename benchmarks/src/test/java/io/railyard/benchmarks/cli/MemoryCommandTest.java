@@ -23,7 +23,7 @@ class MemoryCommandTest {
 
         assertThat(out).contains("BLOCKING").contains(" - ").contains("JSON written to " + json);
         JsonNode rows = new ObjectMapper().readTree(json.toFile()).path("rows");
-        assertThat(rows.size()).isEqualTo(2 * 4);
+        assertThat(rows.size()).isEqualTo(2 * 5); // two parallelisms, five shapes
         assertThat(rows.get(0).path("railyard_bytes").asLong()).isPositive();
     }
 }

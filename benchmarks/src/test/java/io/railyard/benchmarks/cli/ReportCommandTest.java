@@ -87,6 +87,17 @@ class ReportCommandTest {
                                 + root.path("memory").path("regions").asLong()
                                 + 200 * 4); // an int per task at least
         assertThat(out).contains("memory: the JobMaster facade");
+        long parts =
+                root.path("memory").path("scheduling").asLong()
+                        + root.path("memory").path("failover").asLong()
+                        + root.path("memory").path("descriptors").asLong();
+        assertThat(parts)
+                .as("scheduling + failover + descriptors: the initialised state beyond the regions")
+                .isPositive()
+                .isLessThan(root.path("memory").path("initialized").asLong());
+        assertThat(root.path("memory").path("bytes_per_task").path("scheduling").asDouble())
+                .isPositive();
+        assertThat(out).contains("of which failover");
         assertThat(root.path("procedures").path("initialization").path("ms").asDouble())
                 .isPositive();
         byte[] png = Files.readAllBytes(chart);
