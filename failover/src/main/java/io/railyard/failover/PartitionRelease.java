@@ -57,6 +57,10 @@ public final class PartitionRelease {
     private final PackedInts unfinishedTasks; // per region not alone in it: tasks not finished
     private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
     private final int[][] trackedInputEdges; // per job vertex: its input edges of tracked datasets
+    private final int[] onlyGroup; // per edge: its one group, or -1 when it has several
+    private int lastVertex; // the job vertex of the last finished task, tasks [lastFirst, lastEnd)
+    private int lastFirst;
+    private int lastEnd;
     private final FixedBits finishedTasks;
     private final FixedBits finishedRegions;
     private final int[] @Nullable [] unreleasableGroups; // per dataset with >1 consumer vertex
@@ -89,6 +93,10 @@ public final class PartitionRelease {
             trackedInputEdges[v] = trackedInputEdges(v);
         }
         armUnfinishedTasks();
+        this.onlyGroup = new int[graph.numEdges()];
+        for (int e = 0; e < onlyGroup.length; e++) {
+            onlyGroup[e] = topology.numGroups(e) == 1 ? topology.firstGroup(e) : -1;
+        }
         this.finishedTasks = new FixedBits(graph.numTasks());
         this.finishedRegions = new FixedBits(regions.numRegions());
         this.counted = new FixedBits(topology.numGroups());
@@ -175,22 +183,27 @@ public final class PartitionRelease {
      */
     public void onTaskFinished(int task) {
         checkElementIndex(task, graph.numTasks(), "task");
-        if (finishedTasks.get(task)) {
+        if (finishedTasks.getAndSet(task)) {
             return;
         }
-        finishedTasks.set(task);
-        int v = graph.vertexOfTask(task);
-        int subtask = task - graph.firstTask(v);
+        if (task < lastFirst || task >= lastEnd) { // finish events come in runs of one vertex
+            lastVertex = graph.vertexOfTask(task);
+            lastFirst = graph.firstTask(lastVertex);
+            lastEnd = lastFirst + graph.parallelism(lastVertex);
+        }
+        int v = lastVertex;
+        int subtask = task - lastFirst;
         int base = singletonBase[v];
         if (base >= 0) { // alone in region base + subtask: its bit in finishedTasks is the counter
             finishedRegions.set(base + subtask);
             for (int e : trackedInputEdges[v]) {
-                step(e, topology.consumedGroupOnEdge(e, subtask), -1);
+                int g = onlyGroup[e];
+                step(e, g >= 0 ? g : topology.consumedGroupOnEdge(e, subtask), -1);
             }
             return;
         }
         int region = regions.regionOf(v, subtask);
-        if (unfinishedTasks.add(region, -1) == 0) {
+        if (unfinishedTasks.decrementAndGet(region) == 0) {
             finishedRegions.set(region);
             forEachTrackedConsumedGroup(region, -1);
         }
@@ -306,11 +319,11 @@ public final class PartitionRelease {
     }
 
     private void step(int e, int g, int delta) {
-        int before = unfinishedConsumers.get(g);
-        unfinishedConsumers.set(g, before + delta);
-        if (delta < 0 && before == 1) {
-            becameReleasable(e, g);
-        } else if (delta > 0 && before == 0) {
+        if (delta < 0) {
+            if (unfinishedConsumers.decrementAndGet(g) == 0) {
+                becameReleasable(e, g);
+            }
+        } else if (unfinishedConsumers.add(g, delta) == delta) { // was 0
             becameUnreleasable(e, g);
         }
     }

@@ -48,6 +48,15 @@ public final class FixedBits {
         words[index >>> 6] |= 1L << index;
     }
 
+    /** Sets bit {@code index} and returns whether it was set before. O(1). */
+    public boolean getAndSet(int index) {
+        Objects.checkIndex(index, size);
+        int w = index >>> 6;
+        long before = words[w];
+        words[w] = before | (1L << index);
+        return (before & (1L << index)) != 0;
+    }
+
     /** Clears bit {@code index}. O(1). */
     public void clear(int index) {
         Objects.checkIndex(index, size);

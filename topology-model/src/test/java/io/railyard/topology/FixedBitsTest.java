@@ -24,7 +24,7 @@ class FixedBitsTest {
             int to = from + random.nextInt(size - from + 1);
             switch (random.nextInt(7)) {
                 case 0 -> {
-                    bits.set(from);
+                    assertThat(bits.getAndSet(from)).isEqualTo(oracle.get(from));
                     oracle.set(from);
                 }
                 case 1 -> {

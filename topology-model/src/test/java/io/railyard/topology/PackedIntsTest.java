@@ -30,7 +30,9 @@ class PackedIntsTest {
                 }
                 case 1 -> {
                     int delta = random.nextInt(5) - 2;
-                    if (oracle[i] + delta >= 0) {
+                    if (delta == -1 && oracle[i] > 0) {
+                        assertThat(packed.decrementAndGet(i)).isEqualTo(--oracle[i]);
+                    } else if (oracle[i] + delta >= 0) {
                         assertThat(packed.add(i, delta)).isEqualTo(oracle[i] += delta);
                     }
                 }
@@ -114,6 +116,9 @@ class PackedIntsTest {
         assertThatThrownBy(() -> packed.add(3, 1))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("would become 2147483648");
+        assertThatThrownBy(() -> packed.decrementAndGet(2))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("value at 2 is 0: cannot decrement");
         assertThatThrownBy(() -> packed.fill(2, 5, 0))
                 .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> PackedInts.zeros(-1))

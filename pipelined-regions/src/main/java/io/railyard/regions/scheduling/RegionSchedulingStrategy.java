@@ -329,7 +329,8 @@ public final class RegionSchedulingStrategy {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             byte kind = inputs.kind(g);
             if (kind == RegionInputs.PLAIN) {
-                if (stepTouchesZero(notReady.add(g, delta), delta)) {
+                int after = delta < 0 ? notReady.decrementAndGet(g) : notReady.add(g, delta);
+                if (stepTouchesZero(after, delta)) {
                     addToConsumers(g, delta);
                 }
             } else if (kind == RegionInputs.CROSS) {
@@ -378,7 +379,8 @@ public final class RegionSchedulingStrategy {
     }
 
     private void addPending(int region, int delta) {
-        if (pending.add(region, delta) == 0 && started && !scheduled.get(region)) {
+        int after = delta < 0 ? pending.decrementAndGet(region) : pending.add(region, delta);
+        if (after == 0 && started && !scheduled.get(region)) {
             queue.add(region);
         }
     }
