@@ -11,6 +11,7 @@ import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -144,10 +145,8 @@ public final class PartitionRelease {
 
     /** Counts the distinct consumer regions of every tracked group. */
     private void countConsumerRegions() {
-        FixedBits seen =
-                new FixedBits(
-                        regions.numRegions()); // per region, within one group; cleared after each
-        // group
+        // a bit per region, within one group; cleared after each group
+        FixedBits seen = new FixedBits(regions.numRegions());
         for (int e = 0; e < graph.numEdges(); e++) {
             if (!tracked[graph.edgeDataSet(e)]) {
                 continue;
@@ -231,7 +230,7 @@ public final class PartitionRelease {
      */
     public void onRegionRangesRestarted(long... ranges) {
         for (long range : ranges) {
-            java.util.Objects.checkFromToIndex(
+            Objects.checkFromToIndex(
                     PackedRange.start(range), PackedRange.end(range), regions.numRegions());
         }
         for (long range : ranges) {
@@ -319,11 +318,10 @@ public final class PartitionRelease {
     }
 
     private void step(int e, int g, int delta) {
-        if (delta < 0) {
-            if (unfinishedConsumers.decrementAndGet(g) == 0) {
-                becameReleasable(e, g);
-            }
-        } else if (unfinishedConsumers.add(g, delta) == delta) { // was 0
+        int after = unfinishedConsumers.add(g, delta);
+        if (delta < 0 && after == 0) {
+            becameReleasable(e, g);
+        } else if (delta > 0 && after == delta) { // was 0
             becameUnreleasable(e, g);
         }
     }

@@ -351,27 +351,43 @@ public final class RegionFailover {
                 appendRange(into, first + itemLow[i], first + itemHigh[i] + 1);
             }
         }
-        int region = lowest;
-        for (int i = 1; ; i++) {
-            visited.clear(region);
-            into.addRegion(region);
-            if (inRun.get(region)) {
-                inRun.clear(region);
-            } else {
-                for (cursor.reset(region); cursor.next(); ) {
-                    appendRange(into, cursor.start(), cursor.end());
-                }
-            }
-            if (i == count) {
+        int listed = 0;
+        for (int region = lowest; ; region = visited.nextSetBit(region)) {
+            int end = visited.nextClearBit(region); // a stretch of consecutive visited regions
+            visited.clear(region, end);
+            into.addRegions(region, end);
+            listRegionTasks(into, region, end);
+            listed += end - region;
+            region = end;
+            if (listed == count) {
                 break; // not one more nextSetBit: it would scan to the end of the bit set
             }
-            region = visited.nextSetBit(region + 1);
         }
         for (int i = 0; i < numTouched; i++) {
             int v = touchedVertices[i];
             into.addRange(v, openStart[v], openEnd[v]);
         }
         into.finish(graph);
+    }
+
+    /**
+     * Lists the tasks of regions {@code [from, to)}: those of run items were listed as one range
+     * each already (their stretch of {@link #inRun} is cleared at once), the others through the
+     * cursor.
+     */
+    private void listRegionTasks(RestartSet into, int from, int to) {
+        for (int region = from; region < to; ) {
+            if (inRun.get(region)) {
+                int end = Math.min(inRun.nextClearBit(region), to);
+                inRun.clear(region, end);
+                region = end;
+                continue;
+            }
+            for (cursor.reset(region); cursor.next(); ) {
+                appendRange(into, cursor.start(), cursor.end());
+            }
+            region++;
+        }
     }
 
     /** Extends the open range of the task's job vertex, or flushes it and opens a new one. */

@@ -201,20 +201,20 @@ public final class RestartSet {
         numTasks = 0;
     }
 
-    /** Adds {@code region}, greater than every region added before. */
-    void addRegion(int region) {
-        if (numRuns > 0 && PackedRange.end(regionRuns[numRuns - 1]) == region) {
+    /** Adds regions {@code [from, to)} (non-empty), above every region added before. */
+    void addRegions(int from, int to) {
+        if (numRuns > 0 && PackedRange.end(regionRuns[numRuns - 1]) == from) {
             regionRuns[numRuns - 1] =
-                    PackedRange.of(PackedRange.start(regionRuns[numRuns - 1]), region + 1);
+                    PackedRange.of(PackedRange.start(regionRuns[numRuns - 1]), to);
         } else {
             if (numRuns == regionRuns.length) {
                 regionRuns = Arrays.copyOf(regionRuns, 2 * regionRuns.length);
                 runOffset = Arrays.copyOf(runOffset, 2 * runOffset.length);
             }
-            regionRuns[numRuns] = PackedRange.of(region, region + 1);
+            regionRuns[numRuns] = PackedRange.of(from, to);
             runOffset[numRuns++] = numRegions;
         }
-        numRegions++;
+        numRegions += to - from;
     }
 
     /** Adds non-empty {@code [start, end)} of job vertex {@code v}, disjoint from the others. */

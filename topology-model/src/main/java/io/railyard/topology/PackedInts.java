@@ -88,13 +88,21 @@ public final class PackedInts {
     }
 
     /**
-     * Adds {@code delta} to the value at {@code index} and returns the new value. O(1), or O(size)
-     * when it widens.
+     * Adds {@code delta} to the value at {@code index} and returns the new value: one word read and
+     * written when the result fits the current width. O(1), or O(size) when it widens.
      *
      * @throws IllegalArgumentException if the result would be negative or overflow an int
      */
     public int add(int index, int delta) {
-        long result = (long) get(index) + delta;
+        Objects.checkIndex(index, size);
+        int word = index >>> perWordLog2;
+        int shift = (index & ((1 << perWordLog2) - 1)) << bitsLog2;
+        long bits = words[word];
+        long result = ((bits >>> shift) & mask) + delta;
+        if (result >= 0 && result <= (mask & Integer.MAX_VALUE)) { // fits: one word read, written
+            words[word] = (bits & ~(mask << shift)) | (result << shift);
+            return (int) result;
+        }
         checkArgument(
                 result >= 0 && result <= Integer.MAX_VALUE,
                 "value at %s would become %s: must stay in [0, %s]",
@@ -106,22 +114,16 @@ public final class PackedInts {
     }
 
     /**
-     * Subtracts one from the value at {@code index} and returns the new value: the hot path of a
-     * counter counting down, one word read and written. O(1).
+     * Subtracts one from the value at {@code index} and returns the new value, refusing to go below
+     * zero as a state error (a counter counted down once too often). O(1).
      *
      * @throws IllegalStateException if the value is already 0
      */
     public int decrementAndGet(int index) {
-        Objects.checkIndex(index, size);
-        int word = index >>> perWordLog2;
-        int shift = (index & ((1 << perWordLog2) - 1)) << bitsLog2;
-        long bits = words[word];
-        int value = (int) ((bits >>> shift) & mask);
-        if (value == 0) {
+        if (get(index) == 0) {
             throw new IllegalStateException("value at " + index + " is 0: cannot decrement");
         }
-        words[word] = bits - (1L << shift);
-        return value - 1;
+        return add(index, -1);
     }
 
     /**

@@ -247,10 +247,7 @@ public final class RegionInputs {
 
         /** Counts the group's partitions per producing region; adds CROSS entries. */
         private byte classifyByMembers(int e, int g, int producer, int consumer) {
-            int[] produced = producedInRegion;
-            if (produced == null) {
-                produced = producedInRegion = new int[regions.numRegions()];
-            }
+            int[] produced = producedInRegion();
             int firstPartition = graph.firstPartition(graph.edgeDataSet(e));
             int firstConsumer = graph.firstTask(consumer);
             long partitions = topology.partitionRange(g);
@@ -270,7 +267,7 @@ public final class RegionInputs {
             }
             byte result = internal ? INTERNAL : cross ? CROSS : PLAIN;
             if (result == CROSS) {
-                addCrossEntries(g, consumer, firstConsumer, partitions, consumers, produced);
+                addCrossEntries(g, consumer, firstConsumer, partitions, consumers);
             }
             for (int i = 0; i < touched.size(); i++) {
                 produced[touched.getInt(i)] = 0;
@@ -279,14 +276,18 @@ public final class RegionInputs {
             return result;
         }
 
-        @SuppressWarnings("TooManyParameters") // one step of classifyByMembers
+        /** The per-region partition counts, allocated by the first group that needs them. */
+        private int[] producedInRegion() {
+            int[] produced = producedInRegion;
+            if (produced == null) {
+                produced = producedInRegion = new int[regions.numRegions()];
+            }
+            return produced;
+        }
+
         private void addCrossEntries(
-                int g,
-                int consumer,
-                int firstConsumer,
-                long partitions,
-                long consumers,
-                int[] produced) {
+                int g, int consumer, int firstConsumer, long partitions, long consumers) {
+            int[] produced = producedInRegion();
             if (crossStart == null) {
                 crossStart = new int[kind.size() + 1]; // earlier groups: no entries, all zero
             }

@@ -329,8 +329,7 @@ public final class RegionSchedulingStrategy {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             byte kind = inputs.kind(g);
             if (kind == RegionInputs.PLAIN) {
-                int after = delta < 0 ? notReady.decrementAndGet(g) : notReady.add(g, delta);
-                if (stepTouchesZero(after, delta)) {
+                if (stepTouchesZero(notReady.add(g, delta), delta)) {
                     addToConsumers(g, delta);
                 }
             } else if (kind == RegionInputs.CROSS) {
@@ -379,8 +378,7 @@ public final class RegionSchedulingStrategy {
     }
 
     private void addPending(int region, int delta) {
-        int after = delta < 0 ? pending.decrementAndGet(region) : pending.add(region, delta);
-        if (after == 0 && started && !scheduled.get(region)) {
+        if (pending.add(region, delta) == 0 && started && !scheduled.get(region)) {
             queue.add(region);
         }
     }
