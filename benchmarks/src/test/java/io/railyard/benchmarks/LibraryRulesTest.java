@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * main and test): no memory-mapped file anywhere (reliability, "promises beyond Flink": a full disk
  * under a mapped write crashes the JVM with SIGBUS, and a mapped read of a truncated file does
  * too); Apache Flink only in {@code io.railyard.benchmarks.flink}; the library's root packages
- * depend only downwards, as its modules do (ARCHITECTURE.md, "Modules").
+ * depend only downwards, as its modules do, and the shuffle layer on topology-model alone
+ * (ARCHITECTURE.md, "Modules").
  */
 class LibraryRulesTest {
     private static JavaClasses all;
@@ -69,6 +70,12 @@ class LibraryRulesTest {
                 .consideringOnlyDependenciesInAnyPackage("io.railyard..")
                 .layer("benchmarks")
                 .definedBy("io.railyard.benchmarks..")
+                .layer("local")
+                .definedBy("io.railyard.local..")
+                .layer("simulation")
+                .definedBy("io.railyard.simulation..")
+                .layer("jobmaster")
+                .definedBy("io.railyard.jobmaster..")
                 .layer("shuffle")
                 .definedBy("io.railyard.shuffle..")
                 .layer("failover")
@@ -83,17 +90,52 @@ class LibraryRulesTest {
                 .definedBy("io.railyard.topology..")
                 .whereLayer("benchmarks")
                 .mayNotBeAccessedByAnyLayer()
-                .whereLayer("shuffle")
+                .whereLayer("local")
                 .mayOnlyBeAccessedByLayers("benchmarks")
+                .whereLayer("simulation")
+                .mayOnlyBeAccessedByLayers("benchmarks")
+                .whereLayer("jobmaster")
+                .mayOnlyBeAccessedByLayers("local", "simulation", "benchmarks")
+                .whereLayer("shuffle")
+                .mayOnlyBeAccessedByLayers("local", "benchmarks")
                 .whereLayer("failover")
-                .mayOnlyBeAccessedByLayers("shuffle", "benchmarks")
+                .mayOnlyBeAccessedByLayers("jobmaster", "local", "simulation", "benchmarks")
                 .whereLayer("deployment")
-                .mayOnlyBeAccessedByLayers("shuffle", "benchmarks")
+                .mayOnlyBeAccessedByLayers("jobmaster", "local", "benchmarks")
                 .whereLayer("regions")
-                .mayOnlyBeAccessedByLayers("failover", "shuffle", "benchmarks")
+                .mayOnlyBeAccessedByLayers(
+                        "failover", "jobmaster", "local", "simulation", "benchmarks")
                 .whereLayer("groups")
                 .mayOnlyBeAccessedByLayers(
-                        "regions", "deployment", "failover", "shuffle", "benchmarks")
+                        "regions",
+                        "deployment",
+                        "failover",
+                        "jobmaster",
+                        "local",
+                        "simulation",
+                        "benchmarks")
                 .check(main);
+    }
+
+    @Test
+    void shuffleLayer_dependsOnTopologyModelOnly() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.railyard.shuffle..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.railyard.groups..",
+                        "io.railyard.regions..",
+                        "io.railyard.deployment..",
+                        "io.railyard.failover..",
+                        "io.railyard.jobmaster..",
+                        "io.railyard.local..",
+                        "io.railyard.simulation..",
+                        "io.railyard.benchmarks..")
+                .because(
+                        "the shuffle layer is a leaf on topology-model: a worker process or a Flink"
+                                + " TaskManager takes it without the scheduler")
+                .check(all);
     }
 }

@@ -1,6 +1,6 @@
 package io.railyard.benchmarks.cli;
 
-import io.railyard.shuffle.simulation.SimulationResult;
+import io.railyard.simulation.SimulationResult;
 import io.railyard.topology.JobGraph;
 import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import java.awt.BasicStroke;

@@ -1,9 +1,9 @@
 package io.railyard.benchmarks.cli;
 
-import io.railyard.shuffle.simulation.ShuffleMode;
-import io.railyard.shuffle.simulation.SimulationConfig;
-import io.railyard.shuffle.simulation.Skew;
-import io.railyard.shuffle.simulation.WorkDistribution;
+import io.railyard.simulation.ShuffleMode;
+import io.railyard.simulation.SimulationConfig;
+import io.railyard.simulation.Skew;
+import io.railyard.simulation.WorkDistribution;
 import io.railyard.topology.JobGraph;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,10 +1,10 @@
 package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.inspect.JobFile;
-import io.railyard.shuffle.simulation.JobSimulator;
-import io.railyard.shuffle.simulation.ShuffleMode;
-import io.railyard.shuffle.simulation.SimulationConfig;
-import io.railyard.shuffle.simulation.Skew;
+import io.railyard.simulation.JobSimulator;
+import io.railyard.simulation.ShuffleMode;
+import io.railyard.simulation.SimulationConfig;
+import io.railyard.simulation.Skew;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -4,7 +4,7 @@ import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.RecordTally;
-import io.railyard.shuffle.Failures;
+import io.railyard.topology.Failures;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.List;

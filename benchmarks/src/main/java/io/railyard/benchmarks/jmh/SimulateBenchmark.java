@@ -1,9 +1,9 @@
 package io.railyard.benchmarks.jmh;
 
 import io.railyard.benchmarks.procedures.SimulatedJobs;
-import io.railyard.shuffle.simulation.JobSimulator;
-import io.railyard.shuffle.simulation.ShuffleMode;
-import io.railyard.shuffle.simulation.SimulationConfig;
+import io.railyard.simulation.JobSimulator;
+import io.railyard.simulation.ShuffleMode;
+import io.railyard.simulation.SimulationConfig;
 import io.railyard.topology.JobGraph;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

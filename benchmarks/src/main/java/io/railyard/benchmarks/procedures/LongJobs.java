@@ -2,9 +2,9 @@ package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import io.railyard.shuffle.local.Tally;
-import io.railyard.shuffle.local.TaskCode;
-import io.railyard.shuffle.local.TaskContext;
+import io.railyard.local.Tally;
+import io.railyard.local.TaskCode;
+import io.railyard.local.TaskContext;
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;

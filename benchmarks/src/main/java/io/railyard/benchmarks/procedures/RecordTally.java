@@ -1,6 +1,6 @@
 package io.railyard.benchmarks.procedures;
 
-import io.railyard.shuffle.local.Tally;
+import io.railyard.local.Tally;
 import io.railyard.shuffle.partition.RecordDecoder;
 import java.nio.ByteBuffer;
 

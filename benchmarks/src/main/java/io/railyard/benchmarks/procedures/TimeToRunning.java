@@ -4,11 +4,11 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.math.IntMath;
 import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.local.JobResult;
+import io.railyard.local.LocalEngine;
+import io.railyard.local.Tally;
+import io.railyard.local.TaskCode;
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.local.JobResult;
-import io.railyard.shuffle.local.LocalEngine;
-import io.railyard.shuffle.local.Tally;
-import io.railyard.shuffle.local.TaskCode;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.benchmarks.procedures.SimulatedJobs;
 import io.railyard.benchmarks.procedures.SimulatedJobs.Shape;
-import io.railyard.shuffle.simulation.JobSimulator;
-import io.railyard.shuffle.simulation.ShuffleMode;
-import io.railyard.shuffle.simulation.SimulationResult;
+import io.railyard.simulation.JobSimulator;
+import io.railyard.simulation.ShuffleMode;
+import io.railyard.simulation.SimulationResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

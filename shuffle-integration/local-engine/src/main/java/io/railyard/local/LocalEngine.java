@@ -1,0 +1,392 @@
+package io.railyard.local;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+import io.railyard.deployment.OffloadOptions;
+import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.shuffle.ShuffleDirectory;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.HybridStats;
+import io.railyard.shuffle.partition.ShuffleWorker;
+import io.railyard.topology.Failures;
+import io.railyard.topology.JobGraph;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The embedded default execution engine: N workers × S slots in one process. Each worker has its
+ * own {@link ShuffleWorker} (network-buffer pool, shuffle directory, IO thread) and S task threads;
+ * a job runs through a {@code JobMaster} on a main thread of its own, which deploys tasks to the
+ * workers as its scheduling strategy decides, feeds their ends and failures back into failover, and
+ * releases partitions as their consumers finish.
+ *
+ * <ul>
+ *   <li>Slots: a worker runs the tasks deployed to it in deployment order (the strategy's), S at a
+ *       time; a task holds its slot until it finishes, fails or is cancelled. Tasks are placed on
+ *       workers round-robin in deployment order. The engine counts the slots running a task ({@link
+ *       Progress#slotsBusy}) and the most at once per job ({@link JobResult#maxSlotsBusy}).
+ *   <li>Partitions by type: BLOCKING is sort-based (or hash-based, {@link BlockingShuffle});
+ *       HYBRID_FULL and HYBRID_SELECTIVE are hybrid partitions; PIPELINED and PIPELINED_BOUNDED are
+ *       in-memory bounded partitions ({@link
+ *       io.railyard.shuffle.partition.HybridPartition.Mode#PIPELINED}: consumers read from memory
+ *       while the producer writes, and the producer waits once its bound of unconsumed pages is
+ *       reached while all its consumers read; it spills only under pool pressure or while a
+ *       consumer has no slot yet, so too few slots never deadlock). Hybrid and pipelined partitions
+ *       exist from the producer's deployment, so a consumer deployed after it always finds them; a
+ *       blocking partition exists once its producer finished.
+ *   <li>A consumer reads every partition of its consumed groups in-process, through its own
+ *       worker's IO thread and pages, wherever the partition was written (one machine).
+ *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.
+ * </ul>
+ *
+ * <p>Thread-safe: jobs may be run one after another ({@link #run} is synchronized); {@link #close}
+ * stops every worker.
+ */
+public final class LocalEngine implements AutoCloseable {
+    /** How BLOCKING results are written. */
+    public enum BlockingShuffle {
+        /** One sort-based file per partition. */
+        SORT,
+        /** One file per subpartition. */
+        HASH
+    }
+
+    private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private final ShuffleDirectory directory;
+    private final List<Worker> workers = new ArrayList<>();
+    private final int slots;
+    private final BlockingShuffle blocking;
+    private volatile @Nullable JobRun current;
+    private final AtomicInteger busy = new AtomicInteger(); // slots running a task, all workers
+    private final AtomicInteger peakBusy = new AtomicInteger(); // the most at once this job
+    private volatile @Nullable Watched watched; // the running job, for progress()
+
+    /** The running job, its number of tasks and when it started. */
+    private record Watched(JobRun run, int tasks, long startNanos) {}
+
+    /**
+     * A snapshot of the running job, for a progress display: every count as of one moment on the
+     * job's main thread, except {@code slotsBusy} and {@code elapsedNanos}, read when the snapshot
+     * was taken.
+     *
+     * @param tasksFinished tasks whose current attempt finished (a restart takes its tasks back)
+     * @param tasks tasks of the job
+     * @param recordsCommitted records the finished sink tasks committed (a restart takes theirs
+     *     back)
+     * @param restarts restart decisions taken so far
+     * @param slotsBusy slots running a task attempt now, over all workers
+     * @param elapsedNanos since the job started
+     */
+    public record Progress(
+            int tasksFinished,
+            int tasks,
+            long recordsCommitted,
+            int restarts,
+            int slotsBusy,
+            long elapsedNanos) {}
+
+    /**
+     * A worker's slots: a fixed pool of daemon threads, one per slot, that counts in {@code busy}
+     * the slots of every worker running a task and keeps the most at once in {@code peak}.
+     */
+    private static final class SlotThreads extends ThreadPoolExecutor {
+        private final AtomicInteger busy;
+        private final AtomicInteger peak;
+
+        SlotThreads(int slots, int worker, AtomicInteger busy, AtomicInteger peak) {
+            super(
+                    slots,
+                    slots,
+                    0,
+                    TimeUnit.MILLISECONDS,
+                    new LinkedBlockingQueue<>(),
+                    task -> {
+                        Thread thread = new Thread(task, "railyard-w" + worker + "-slot");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            this.busy = busy;
+            this.peak = peak;
+        }
+
+        @Override
+        protected void beforeExecute(Thread thread, Runnable task) {
+            peak.accumulateAndGet(busy.incrementAndGet(), Math::max);
+            super.beforeExecute(thread, task);
+        }
+
+        @Override
+        protected void afterExecute(Runnable task, @Nullable Throwable failure) {
+            super.afterExecute(task, failure);
+            busy.decrementAndGet();
+        }
+    }
+
+    /** A worker: its shuffle layer and its task slots. */
+    record Worker(int index, ShuffleWorker shuffle, ExecutorService slots, Path directory) {}
+
+    /**
+     * An engine of {@code numWorkers} workers with {@code slotsPerWorker} slots each, writing under
+     * a fresh shuffle directory in {@code parent}, each worker with network memory per {@code
+     * options}.
+     *
+     * @throws IllegalArgumentException if a count is below 1, naming it
+     * @throws IOException if a directory cannot be made
+     */
+    public LocalEngine(
+            Path parent,
+            int numWorkers,
+            int slotsPerWorker,
+            ShuffleOptions options,
+            BlockingShuffle blocking)
+            throws IOException {
+        checkArgument(numWorkers >= 1, "workers must be >= 1, was %s", numWorkers);
+        checkArgument(slotsPerWorker >= 1, "slots must be >= 1, was %s", slotsPerWorker);
+        this.directory = ShuffleDirectory.create(parent, "railyard-local-");
+        this.slots = slotsPerWorker;
+        this.blocking = blocking;
+        try {
+            for (int w = 0; w < numWorkers; w++) {
+                Path dir = directory.path().resolve("worker-" + w);
+                ShuffleWorker shuffle = new ShuffleWorker(options, dir);
+                int index = w;
+                ExecutorService threads = new SlotThreads(slotsPerWorker, index, busy, peakBusy);
+                workers.add(new Worker(w, shuffle, threads, dir));
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Fault injection: worker {@code worker} is lost with its partitions and running tasks, as if
+     * its process died and a fresh one took its place; the running job's failover handles it (after
+     * the event being handled, if any). A no-op when no job runs. Thread-safe; may be called from
+     * {@link TaskCode.Factory#create} (do not wait for the result there: it runs on the thread that
+     * processes the loss).
+     *
+     * @return completed once the loss has been processed (partitions released and reported, the
+     *     worker's tasks marked to fail), or at once if no job runs
+     * @throws IndexOutOfBoundsException if there is no such worker
+     */
+    public CompletableFuture<Void> loseWorker(int worker) {
+        com.google.common.base.Preconditions.checkElementIndex(worker, workers.size(), "worker");
+        JobRun run = current;
+        return run != null ? run.loseWorker(worker) : CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The running job's progress, or null when no job runs. For a display polling from any thread:
+     * thread-safe, O(1), takes no lock the job uses, allocates one record.
+     */
+    public @Nullable Progress progress() {
+        Watched job = watched;
+        if (job == null) {
+            return null;
+        }
+        JobRun.Counts counts = job.run().counts();
+        return new Progress(
+                counts.finished(),
+                job.tasks(),
+                counts.committedRecords(),
+                counts.restarts(),
+                busy.get(),
+                System.nanoTime() - job.startNanos());
+    }
+
+    /** Number of workers. */
+    public int numWorkers() {
+        return workers.size();
+    }
+
+    /** Slots per worker. */
+    public int slotsPerWorker() {
+        return slots;
+    }
+
+    /**
+     * Runs {@code graph} to its end: every task finished (FINISHED) or the restart policy gave up
+     * (FAILED, with the cause). Partitions are released as their consumers finish; the result
+     * reports anything left behind, the bytes the workers' shuffle layers wrote and read during the
+     * job ({@link JobResult.ShuffleBytes}, from their {@link ShuffleWorker#stats()} and {@link
+     * ShuffleWorker#hybridStats()}) and the most slots busy at once. {@link #progress()} follows
+     * the job while it runs.
+     *
+     * @throws IllegalArgumentException if a dataset's consumers cannot share its partitions (see
+     *     {@link #checkRunnable})
+     * @throws TimeoutException if the job did not end within {@code timeout}: the message lists
+     *     every task attempt still deployed and what it waits for; everything is cancelled and
+     *     released before it is thrown
+     * @throws InterruptedException if interrupted while waiting (the job is cancelled)
+     */
+    public JobResult run(
+            JobGraph graph, TaskCode.Factory code, RestartBackoffPolicy policy, Duration timeout)
+            throws TimeoutException, InterruptedException, IOException {
+        return run(graph, code, policy, timeout, OffloadOptions.DEFAULT);
+    }
+
+    /**
+     * {@link #run(JobGraph, TaskCode.Factory, RestartBackoffPolicy, Duration)} with descriptors
+     * offloaded to the job's blob store as {@code offload} says (tests offload every group to check
+     * that a job leaves no blob behind).
+     */
+    synchronized JobResult run(
+            JobGraph graph,
+            TaskCode.Factory code,
+            RestartBackoffPolicy policy,
+            Duration timeout,
+            OffloadOptions offload)
+            throws TimeoutException, InterruptedException, IOException {
+        checkRunnable(graph);
+        long[] pagesBefore = new long[workers.size()];
+        long[] filesBefore = new long[workers.size()];
+        for (Worker worker : workers) {
+            pagesBefore[worker.index()] = worker.shuffle().bufferPool().pagesInUse();
+            filesBefore[worker.index()] = files(worker.directory());
+        }
+        JobResult.ShuffleBytes bytesBefore = shuffleBytes();
+        peakBusy.set(busy.get());
+        long startNanos = System.nanoTime();
+        JobRun run = new JobRun(graph, code, policy, offload, workers, blocking);
+        current = run;
+        watched = new Watched(run, graph.numTasks(), startNanos);
+        try {
+            JobRun.Outcome outcome = run.await(timeout);
+            // The IO thread returns a closed gate's in-flight pages at the end of its round: give
+            // the workers a moment to settle before calling anything a leak.
+            long settleBy = System.nanoTime() + SETTLE_NANOS;
+            while (true) {
+                long pages = 0;
+                long files = 0;
+                for (Worker worker : workers) {
+                    pages +=
+                            worker.shuffle().bufferPool().pagesInUse()
+                                    - pagesBefore[worker.index()];
+                    files += files(worker.directory()) - filesBefore[worker.index()];
+                }
+                if ((pages == 0 && files == 0) || System.nanoTime() > settleBy) {
+                    JobResult.ShuffleBytes after = shuffleBytes();
+                    return outcome.result(
+                            pages,
+                            files,
+                            new JobResult.ShuffleBytes(
+                                    after.writtenToDisk() - bytesBefore.writtenToDisk(),
+                                    after.readFromDisk() - bytesBefore.readFromDisk(),
+                                    after.readFromMemory() - bytesBefore.readFromMemory()),
+                            peakBusy.get());
+                }
+                Thread.sleep(5);
+            }
+        } finally {
+            current = null;
+            watched = null;
+            run.shutDown();
+        }
+    }
+
+    /**
+     * Checks that one partition per producer can feed every consumer vertex of each dataset: those
+     * reading a dataset through several edges must read it alike (the same pattern and parallelism:
+     * a record goes to one subpartition, which each edge must map to one consumer), and only a
+     * re-consumable type may be read by several (a PIPELINED or HYBRID_SELECTIVE subpartition can
+     * be read once). As Flink requires of a dataset's consumers. O(edges).
+     *
+     * @throws IllegalArgumentException naming the dataset, its edges and what differs
+     */
+    public static void checkRunnable(JobGraph graph) {
+        for (int e = 0; e < graph.numEdges(); e++) {
+            int d = graph.edgeDataSet(e);
+            int first = graph.consumerEdge(d, 0);
+            if (graph.numConsumerEdges(d) > 1 && e != first) {
+                checkArgument(
+                        graph.resultType(d).isReconsumable(),
+                        "%s and %s read one %s dataset; a subpartition of that type can be read"
+                                + " once: give each consumer vertex its own dataset",
+                        graph.describeEdge(first),
+                        graph.describeEdge(e),
+                        graph.resultType(d));
+                checkArgument(
+                        graph.edgePattern(e) == graph.edgePattern(first)
+                                && graph.parallelism(graph.edgeConsumer(e))
+                                        == graph.parallelism(graph.edgeConsumer(first)),
+                        "%s and %s read one dataset with different patterns or parallelisms (%s %s,"
+                                + " %s %s); one partition per producer cannot feed both: give each"
+                                + " consumer vertex its own dataset",
+                        graph.describeEdge(first),
+                        graph.describeEdge(e),
+                        graph.edgePattern(first),
+                        graph.parallelism(graph.edgeConsumer(first)),
+                        graph.edgePattern(e),
+                        graph.parallelism(graph.edgeConsumer(e)));
+            }
+        }
+    }
+
+    /** Stops every worker: their task threads, IO threads and memory; deletes the directory. */
+    @Override
+    public void close() throws IOException {
+        IOException failure = null;
+        for (Worker worker : workers) {
+            worker.slots().shutdownNow();
+            try {
+                worker.slots().awaitTermination(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try {
+                worker.shuffle().close();
+            } catch (IOException e) {
+                failure = Failures.add(failure, e);
+            }
+        }
+        workers.clear();
+        try {
+            directory.close();
+        } catch (IOException e) {
+            failure = Failures.add(failure, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** What every worker's shuffle layer moved so far, summed. O(workers). */
+    private JobResult.ShuffleBytes shuffleBytes() {
+        long written = 0;
+        long readFromDisk = 0;
+        long readFromMemory = 0;
+        for (Worker worker : workers) {
+            ShuffleWorker.ShuffleStats stats = worker.shuffle().stats();
+            HybridStats hybrid = worker.shuffle().hybridStats();
+            // stats() counts every writer's data file, hybrid ones' included, but not the IO
+            // thread's spills; it counts the IO thread's reads, not the hybrid readers' own.
+            written += stats.bytesWritten() + hybrid.bytesSpilled();
+            readFromDisk += stats.bytesRead() + hybrid.bytesReadFromDisk();
+            readFromMemory += hybrid.bytesReadFromMemory();
+        }
+        return new JobResult.ShuffleBytes(written, readFromDisk, readFromMemory);
+    }
+
+    private static long files(Path dir) {
+        try (Stream<Path> entries = Files.walk(dir)) {
+            return entries.filter(Files::isRegularFile).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+    }
+}
