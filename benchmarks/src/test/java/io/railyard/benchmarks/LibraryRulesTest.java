@@ -8,6 +8,13 @@ import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.railyard.failover.FailoverHandler;
+import io.railyard.failover.PendingRestarts;
+import io.railyard.failover.ReleaseListener;
+import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.jobmaster.JobScheduler;
+import io.railyard.regions.scheduling.RegionInputs;
+import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import java.nio.channels.FileChannel;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * under a mapped write crashes the JVM with SIGBUS, and a mapped read of a truncated file does
  * too); Apache Flink only in {@code io.railyard.benchmarks.flink}; the library's root packages
  * depend only downwards, as its modules do, and the shuffle layer on topology-model alone
- * (ARCHITECTURE.md, "Modules").
+ * (ARCHITECTURE.md, "Modules"); the scheduler (strategy and failover) is composed in one place,
+ * {@link JobScheduler}.
  */
 class LibraryRulesTest {
     private static JavaClasses all;
@@ -114,6 +122,26 @@ class LibraryRulesTest {
                         "local",
                         "simulation",
                         "benchmarks")
+                .check(main);
+    }
+
+    @Test
+    void onlyTheSchedulerCore_composesStrategyAndFailover() {
+        noClasses()
+                .that()
+                .doNotHaveFullyQualifiedName(JobScheduler.class.getName())
+                .should()
+                .callConstructor(
+                        FailoverHandler.class,
+                        RegionInputs.class,
+                        RegionSchedulingStrategy.class,
+                        RestartBackoffPolicy.class,
+                        ReleaseListener.class)
+                .orShould()
+                .callConstructor(PendingRestarts.class, int.class)
+                .because(
+                        "the scheduler is composed once (JobScheduler), wrapped by JobMaster and"
+                                + " the simulator: a second composition drifts from the first")
                 .check(main);
     }
 

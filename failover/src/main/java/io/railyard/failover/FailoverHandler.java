@@ -10,6 +10,7 @@ import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
+import io.railyard.topology.PartitionId;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
@@ -33,15 +34,15 @@ import org.jspecify.annotations.Nullable;
  * <h2>Lifecycle of a failure</h2>
  *
  * <ol>
- *   <li>{@link #onTaskFailed(int, int, Throwable, int)}: a partition named as the cause is marked
- *       lost; the restart set is computed; the policy decides. On RESTART the regions' attempts are
- *       bumped and the caller cancels the tasks; on FAIL_JOB the job is over, its failure (a {@link
- *       JobFailedException} naming the task and the policy's reason, caused by the task's failure)
- *       is kept, and every partition the scheduler tracks is released through the {@link
- *       ReleaseListener}.
- *   <li>After the delay, {@link #restart(FailureHandling)}: the restarted tasks' partitions become
- *       unavailable, release counters are re-armed, and the scheduling strategy takes the regions
- *       back and redeploys each as soon as its inputs are consumable.
+ *   <li>{@link #onTaskFailed(int, int, Throwable, PartitionId)}: a partition named as the cause is
+ *       marked lost; the restart set is computed; the policy decides. On RESTART the regions'
+ *       attempts are bumped and the caller cancels the tasks; on FAIL_JOB the job is over, its
+ *       failure (a {@link JobFailedException} naming the task and the policy's reason, caused by
+ *       the task's failure) is kept, and every partition the scheduler tracks is released through
+ *       the {@link ReleaseListener}.
+ *   <li>After the delay, {@link #restart(FailureHandling.Restart)}: the restarted tasks' partitions
+ *       become unavailable, release counters are re-armed, and the scheduling strategy takes the
+ *       regions back and redeploys each as soon as its inputs are consumable.
  * </ol>
  *
  * <p>A restart set holds whole regions, including regions never deployed yet (Flink 2.x leaves
@@ -124,28 +125,38 @@ public final class FailoverHandler {
     }
 
     /**
-     * Attempt {@code taskAttempt} of task {@code task} failed with {@code cause}, by reading
-     * partition {@code lostPartition} (or {@code -1} when the cause is not a lost partition). See
-     * the class notes. The decision carries {@code cause}; when the policy refuses, it also carries
-     * the job's failure, caused by {@code cause}.
+     * Attempt {@code taskAttempt} of task {@code task} failed with {@code cause}, which is not a
+     * lost partition. See the class notes: the decision carries {@code cause}; when the policy
+     * refuses, it also carries the job's failure, caused by {@code cause}.
      *
-     * @throws IndexOutOfBoundsException if the task or the partition id is out of range
+     * @throws IndexOutOfBoundsException if the task is out of range
      * @throws NullPointerException if {@code cause} is null
      */
+    public FailureHandling onTaskFailed(int task, int taskAttempt, Throwable cause) {
+        return onTaskFailed(task, taskAttempt, cause, -1);
+    }
+
+    /**
+     * Attempt {@code taskAttempt} of task {@code task} failed with {@code cause} because reading
+     * partition {@code lost} failed: the partition is marked lost first, unless {@code lost} names
+     * an older attempt of it than its producer's current one (a report about a partition that is
+     * already being reproduced marks nothing). Otherwise as {@link #onTaskFailed(int, int,
+     * Throwable)}.
+     *
+     * @throws IndexOutOfBoundsException if the task or the partition is out of range
+     * @throws NullPointerException if {@code cause} or {@code lost} is null
+     */
     public FailureHandling onTaskFailed(
+            int task, int taskAttempt, Throwable cause, PartitionId lost) {
+        checkElementIndex(lost.partition(), graph.numPartitions(), "lost partition");
+        return onTaskFailed(task, taskAttempt, cause, isCurrent(lost) ? lost.partition() : -1);
+    }
+
+    private FailureHandling onTaskFailed(
             int task, int taskAttempt, Throwable cause, int lostPartition) {
         requireNonNull(cause, "cause");
-        if (lostPartition != -1) {
-            checkElementIndex(lostPartition, graph.numPartitions(), "lostPartition");
-        }
         if (isStale(task, taskAttempt, "failed")) {
-            return new FailureHandling(
-                    FailureHandling.Outcome.IGNORED,
-                    0,
-                    null,
-                    "stale attempt " + taskAttempt,
-                    cause,
-                    null);
+            return new FailureHandling.Ignored("stale attempt " + taskAttempt, cause);
         }
         if (lostPartition != -1) {
             tracker.onPartitionLost(lostPartition);
@@ -153,8 +164,7 @@ public final class FailoverHandler {
         RestartDecision decision = policy.onFailure();
         if (!decision.restart()) {
             JobFailedException failure = failJob(task, taskAttempt, decision.reason(), cause);
-            return new FailureHandling(
-                    FailureHandling.Outcome.FAIL_JOB, 0, null, decision.reason(), cause, failure);
+            return new FailureHandling.FailJob(failure, decision.reason(), cause);
         }
         RestartSet tasks = failover.tasksToRestart(task);
         tasks.forEachRegion(region -> attempt.add(region, 1));
@@ -162,24 +172,29 @@ public final class FailoverHandler {
         // the producers are cancelled now, and a restart that runs late (its regions taken over by
         // a later decision that already ran) must not touch what their new attempts produced.
         invalidateProduced(tasks);
-        return new FailureHandling(
-                FailureHandling.Outcome.RESTART,
-                decision.delayMillis(),
-                tasks,
-                decision.reason(),
-                cause,
-                null);
+        return new FailureHandling.Restart(tasks, decision.delayMillis(), decision.reason(), cause);
     }
 
     /**
      * Partition {@code partition} was found lost outside a task failure (its worker was lost, or a
      * check found its file missing): it is no longer available, so a later failure that needs it
-     * restarts its producer. Nothing restarts now. O(1).
+     * restarts its producer. Nothing restarts now; a report about an older attempt of the partition
+     * than its producer's current one is ignored. O(1) for up to 512 job vertices of comparable
+     * parallelism ({@link #attempt}).
      *
-     * @throws IndexOutOfBoundsException if {@code partition} is out of range
+     * @throws IndexOutOfBoundsException if the partition is out of range
      */
-    public void onPartitionLost(int partition) {
-        tracker.onPartitionLost(partition);
+    public void onPartitionLost(PartitionId partition) {
+        checkElementIndex(partition.partition(), graph.numPartitions(), "partition");
+        if (isCurrent(partition)) {
+            tracker.onPartitionLost(partition.partition());
+        }
+    }
+
+    /** Whether {@code partition} names its producer's current attempt. */
+    private boolean isCurrent(PartitionId partition) {
+        int producer = regions.topology().producerTask(partition.partition());
+        return partition.attempt() == attempt(producer);
     }
 
     /**
@@ -187,22 +202,22 @@ public final class FailoverHandler {
      * at the decision): release counters re-arm, and the strategy redeploys the regions as soon as
      * their inputs are consumable. O(the set's ranges × produced datasets + the strategy's work).
      *
-     * @throws IllegalStateException if the outcome is not RESTART or the job has failed
+     * @throws IllegalStateException if the job has failed
      */
-    public void restart(FailureHandling handling) {
+    public void restart(FailureHandling.Restart handling) {
         restart(handling, region -> true);
     }
 
     /**
-     * {@link #restart(FailureHandling)} for the regions of the decision that {@code stillOwned}
-     * accepts: a region that a later decision also restarts is left to that decision (its producers
-     * may be pending that later restart; deploying it now would read them), as Flink restarts only
-     * the vertices not modified since the decision.
+     * {@link #restart(FailureHandling.Restart)} for the regions of the decision that {@code
+     * stillOwned} accepts: a region that a later decision also restarts is left to that decision
+     * (its producers may be pending that later restart; deploying it now would read them), as Flink
+     * restarts only the vertices not modified since the decision.
      *
-     * @throws IllegalStateException if the outcome is not RESTART or the job has failed
+     * @throws IllegalStateException if the job has failed
      */
-    public void restart(FailureHandling handling, IntPredicate stillOwned) {
-        RestartSet tasks = handling.restartSet();
+    public void restart(FailureHandling.Restart handling, IntPredicate stillOwned) {
+        RestartSet tasks = handling.tasks();
         checkState(jobFailure == null, "the job has failed; nothing restarts");
         long[] restarted = ownedRuns(tasks, stillOwned);
         if (restarted.length > 0) {

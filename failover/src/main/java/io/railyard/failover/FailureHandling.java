@@ -3,69 +3,70 @@ package io.railyard.failover;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.util.Objects.requireNonNull;
 
-import org.jspecify.annotations.Nullable;
-
 /**
- * What {@link FailoverHandler#onTaskFailed} decided about one failure event.
- *
- * @param outcome what to do
- * @param delayMillis for {@link Outcome#RESTART}: wait this long, then call {@link
- *     FailoverHandler#restart(FailureHandling)}; 0 otherwise
- * @param tasks for {@link Outcome#RESTART}: the tasks (and regions) to restart; null otherwise
- * @param reason why, in words (the back-off policy's reason when the job fails)
- * @param cause the task's failure that this event reported, its chain intact
- * @param jobFailure for {@link Outcome#FAIL_JOB}: the job's failure, whose cause is {@code cause};
- *     null otherwise
+ * What {@link FailoverHandler#onTaskFailed} decided about one failure event: {@link Ignored} (a
+ * stale attempt), {@link Restart} (cancel the set now, restart it after a delay) or {@link FailJob}
+ * (the back-off policy refused). Each shape carries exactly what its outcome needs; callers branch
+ * with {@code instanceof}. Immutable.
  */
-public record FailureHandling(
-        Outcome outcome,
-        long delayMillis,
-        @Nullable RestartSet tasks,
-        String reason,
-        Throwable cause,
-        @Nullable JobFailedException jobFailure) {
+public sealed interface FailureHandling
+        permits FailureHandling.Ignored, FailureHandling.Restart, FailureHandling.FailJob {
 
-    /** The three possible outcomes. */
-    public enum Outcome {
-        /** The event was of a stale attempt (already being restarted, or older): nothing to do. */
-        IGNORED,
-        /** Cancel {@link #tasks()}, wait {@link #delayMillis()}, then restart them. */
-        RESTART,
-        /** The back-off policy refuses another restart: the job fails. */
-        FAIL_JOB
-    }
+    /** Why, in words (the back-off policy's reason when it decided). */
+    String reason();
 
-    /** Checks that the fields fit the outcome. */
-    public FailureHandling {
-        checkArgument(delayMillis >= 0, "delayMillis must be >= 0, was %s", delayMillis);
-        checkArgument(
-                (outcome == Outcome.RESTART) == (tasks != null),
-                "tasks must be given exactly for RESTART, outcome was %s",
-                outcome);
-        requireNonNull(cause, "cause");
-        checkArgument(
-                (outcome == Outcome.FAIL_JOB) == (jobFailure != null),
-                "jobFailure must be given exactly for FAIL_JOB, outcome was %s",
-                outcome);
-    }
+    /** The task's failure that this event reported, its chain intact. */
+    Throwable cause();
 
-    /** The tasks to restart. @throws IllegalStateException if the outcome is not RESTART */
-    public RestartSet restartSet() {
-        if (tasks == null) {
-            throw new IllegalStateException("no restart set: the outcome is " + outcome);
+    /**
+     * The event was of a stale attempt (already being restarted, or older) or came after the job
+     * failed: nothing to do.
+     *
+     * @param reason why it is stale
+     * @param cause the reported failure
+     */
+    record Ignored(String reason, Throwable cause) implements FailureHandling {
+        /** Checks that both are given. */
+        public Ignored {
+            requireNonNull(reason, "reason");
+            requireNonNull(cause, "cause");
         }
-        return tasks;
     }
 
     /**
-     * The job's failure, whose cause chain holds the task's failure ({@link #cause()}).
+     * Cancel {@code tasks} now, wait {@code delayMillis}, then restart them ({@link
+     * FailoverHandler#restart(Restart)}).
      *
-     * @throws IllegalStateException if the outcome is not FAIL_JOB
+     * @param tasks the tasks (and regions) to restart
+     * @param delayMillis how long to wait before restarting, {@code >= 0}
+     * @param reason the back-off policy's reason, which states the delay
+     * @param cause the reported failure
      */
-    public JobFailedException failure() {
-        if (jobFailure == null) {
-            throw new IllegalStateException("no job failure: the outcome is " + outcome);
+    record Restart(RestartSet tasks, long delayMillis, String reason, Throwable cause)
+            implements FailureHandling {
+        /** Checks the delay and that every part is given. */
+        public Restart {
+            requireNonNull(tasks, "tasks");
+            checkArgument(delayMillis >= 0, "delayMillis must be >= 0, was %s", delayMillis);
+            requireNonNull(reason, "reason");
+            requireNonNull(cause, "cause");
         }
-        return jobFailure;
+    }
+
+    /**
+     * The back-off policy refuses another restart: the job fails.
+     *
+     * @param failure the job's failure, whose cause chain holds {@code cause}
+     * @param reason the policy's reason, naming the setting that was exhausted
+     * @param cause the reported failure
+     */
+    record FailJob(JobFailedException failure, String reason, Throwable cause)
+            implements FailureHandling {
+        /** Checks that every part is given. */
+        public FailJob {
+            requireNonNull(failure, "failure");
+            requireNonNull(reason, "reason");
+            requireNonNull(cause, "cause");
+        }
     }
 }

@@ -1,7 +1,5 @@
 package io.railyard.failover;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 import io.railyard.topology.PackedInts;
 import java.util.IdentityHashMap;
 
@@ -12,13 +10,14 @@ import java.util.IdentityHashMap;
  * restart, unplaced), as Flink restarts only the vertices not modified since the decision.
  *
  * <p>An int per region and an entry per pending decision; {@link #add} is O(the decision's
- * regions), {@link #restart} what {@link FailoverHandler#restart(FailureHandling,
+ * regions), {@link #restart} what {@link FailoverHandler#restart(FailureHandling.Restart,
  * java.util.function.IntPredicate)} costs. Not thread-safe: the JobManager's main thread, like the
  * handler.
  */
 public final class PendingRestarts {
     private final PackedInts latestDecision; // per region; widens as decisions are numbered
-    private final IdentityHashMap<FailureHandling, Integer> pending = new IdentityHashMap<>();
+    private final IdentityHashMap<FailureHandling.Restart, Integer> pending =
+            new IdentityHashMap<>();
     private int decisions;
 
     /** Tracking for a job of {@code numRegions} regions. */
@@ -26,18 +25,10 @@ public final class PendingRestarts {
         this.latestDecision = PackedInts.zeros(numRegions);
     }
 
-    /**
-     * Records a RESTART decision: it now owns its regions.
-     *
-     * @throws IllegalArgumentException if the outcome is not RESTART
-     */
-    public void add(FailureHandling handling) {
-        checkArgument(
-                handling.outcome() == FailureHandling.Outcome.RESTART,
-                "only RESTART decisions wait, outcome was %s",
-                handling.outcome());
+    /** Records a RESTART decision: it now owns its regions. */
+    public void add(FailureHandling.Restart handling) {
         int decision = ++decisions;
-        handling.restartSet().forEachRegion(region -> latestDecision.set(region, decision));
+        handling.tasks().forEachRegion(region -> latestDecision.set(region, decision));
         pending.put(handling, decision);
     }
 
@@ -45,9 +36,9 @@ public final class PendingRestarts {
      * Restarts {@code handling}'s regions that it still owns through {@code failover}; a decision
      * never {@link #add added} restarts all its regions.
      *
-     * @throws IllegalStateException as {@link FailoverHandler#restart(FailureHandling)}
+     * @throws IllegalStateException as {@link FailoverHandler#restart(FailureHandling.Restart)}
      */
-    public void restart(FailoverHandler failover, FailureHandling handling) {
+    public void restart(FailoverHandler failover, FailureHandling.Restart handling) {
         Integer decision = pending.remove(handling);
         if (decision == null) {
             failover.restart(handling);

@@ -4,7 +4,6 @@ import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
 import static io.railyard.topology.ResultPartitionType.BLOCKING;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.failover.FailureHandling.Outcome;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
@@ -65,7 +64,7 @@ class BackoffExhaustionTest {
         RuntimeException cause =
                 new UncheckedIOException(
                         "c#0 failure " + failure, new IOException("disk gone " + failure));
-        FailureHandling handling = handler.onTaskFailed(sink, handler.attempt(sink), cause, -1);
+        FailureHandling handling = handler.onTaskFailed(sink, handler.attempt(sink), cause);
         assertThat(handling.cause()).isSameAs(cause);
         return handling;
     }
@@ -79,15 +78,17 @@ class BackoffExhaustionTest {
 
         for (int failure = 1; failure <= 3; failure++) {
             FailureHandling restart = sinkFails(handler, c0, failure);
-            assertThat(restart.outcome()).as("failure %s", failure).isEqualTo(Outcome.RESTART);
-            assertThat(restart.delayMillis()).isEqualTo(10);
-            assertThat(restart.restartSet().toTaskArray()).containsExactly(c0);
-            handler.restart(restart);
+            assertThat(restart)
+                    .as("failure %s", failure)
+                    .isInstanceOf(FailureHandling.Restart.class);
+            assertThat(FailureHandlings.restart(restart).delayMillis()).isEqualTo(10);
+            assertThat(FailureHandlings.restart(restart).tasks().toTaskArray()).containsExactly(c0);
+            handler.restart(FailureHandlings.restart(restart));
         }
         FailureHandling last = sinkFails(handler, c0, 4);
 
         assertJobFailed(graph, handler, last, "c#0 (attempt 3)", "maxAttempts = 3");
-        assertThat(last.failure()).hasRootCauseMessage("disk gone 4");
+        assertThat(FailureHandlings.failJob(last).failure()).hasRootCauseMessage("disk gone 4");
     }
 
     @Test
@@ -107,16 +108,18 @@ class BackoffExhaustionTest {
         for (int i = 0; i < atSeconds.length; i++) {
             clock.set(atSeconds[i] * 1_000);
             FailureHandling restart = sinkFails(handler, c0, i + 1);
-            assertThat(restart.outcome()).as("at %s s", atSeconds[i]).isEqualTo(Outcome.RESTART);
-            assertThat(restart.delayMillis()).isEqualTo(5);
-            handler.restart(restart);
+            assertThat(restart)
+                    .as("at %s s", atSeconds[i])
+                    .isInstanceOf(FailureHandling.Restart.class);
+            assertThat(FailureHandlings.restart(restart).delayMillis()).isEqualTo(5);
+            handler.restart(FailureHandlings.restart(restart));
         }
         clock.set(115_000);
         FailureHandling last = sinkFails(handler, c0, 5);
 
         assertJobFailed(graph, handler, last, "c#0 (attempt 4)", "maxFailuresPerWindow = 2");
-        assertThat(last.failure()).hasMessageContaining("60000 ms");
-        assertThat(last.failure()).hasRootCauseMessage("disk gone 5");
+        assertThat(FailureHandlings.failJob(last).failure()).hasMessageContaining("60000 ms");
+        assertThat(FailureHandlings.failJob(last).failure()).hasRootCauseMessage("disk gone 5");
     }
 
     private void assertJobFailed(
@@ -125,10 +128,10 @@ class BackoffExhaustionTest {
             FailureHandling last,
             String task,
             String setting) {
-        assertThat(last.outcome()).isEqualTo(Outcome.FAIL_JOB);
+        assertThat(last).isInstanceOf(FailureHandling.FailJob.class);
         assertThat(handler.isJobFailed()).isTrue();
-        assertThat(handler.jobFailure()).containsSame(last.failure());
-        assertThat(last.failure())
+        assertThat(handler.jobFailure()).containsSame(FailureHandlings.failJob(last).failure());
+        assertThat(FailureHandlings.failJob(last).failure())
                 .hasMessageContaining(task)
                 .hasMessageContaining(setting)
                 .hasMessageContaining(last.reason())
@@ -138,9 +141,8 @@ class BackoffExhaustionTest {
         assertThat(releasedTwice).as("released twice").isZero();
         int c1 = graph.task(2, 1);
         assertThat(handler.onTaskFinished(c1, 0)).as("after the job failed").isFalse();
-        FailureHandling late =
-                handler.onTaskFailed(c1, 0, new IllegalStateException("cancelled"), -1);
-        assertThat(late.outcome()).isEqualTo(Outcome.IGNORED);
-        assertThat(handler.jobFailure()).containsSame(last.failure());
+        FailureHandling late = handler.onTaskFailed(c1, 0, new IllegalStateException("cancelled"));
+        assertThat(late).isInstanceOf(FailureHandling.Ignored.class);
+        assertThat(handler.jobFailure()).containsSame(FailureHandlings.failJob(last).failure());
     }
 }

@@ -12,13 +12,13 @@ import static org.mockito.Mockito.verifyNoInteractions;
 import static org.mockito.Mockito.verifyNoMoreInteractions;
 import static org.mockito.Mockito.when;
 
-import io.railyard.failover.FailureHandling.Outcome;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PartitionId;
 import java.time.Duration;
 import java.time.InstantSource;
 import org.junit.jupiter.api.Test;
@@ -83,10 +83,12 @@ class FailoverHandlerInteractionTest {
 
         // c#2 fails reading b#0's partition: b#0 reruns, and so do a#0 and a#1 (their partitions
         // were released) and every c. b#0 had finished: a[0, 2) becomes unreleasable again.
-        FailureHandling handling = handler.onTaskFailed(graph.task(2, 2), 0, failure, 4);
-        assertThat(handling.outcome()).isEqualTo(Outcome.RESTART);
-        assertThat(handling.restartSet().toTaskArray()).containsExactly(0, 1, 4, 6, 7, 8);
-        handler.restart(handling);
+        FailureHandling handling =
+                handler.onTaskFailed(graph.task(2, 2), 0, failure, new PartitionId(4, 0));
+        assertThat(handling).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(FailureHandlings.restart(handling).tasks().toTaskArray())
+                .containsExactly(0, 1, 4, 6, 7, 8);
+        handler.restart(FailureHandlings.restart(handling));
         finish(handler, graph, 0, 0, 1);
         order.verifyNoMoreInteractions(); // re-armed: nothing until b#0 finishes again
 
@@ -114,24 +116,23 @@ class FailoverHandlerInteractionTest {
         int a0 = graph.task(0, 0);
         int a1 = graph.task(0, 1);
 
-        FailureHandling first = handler.onTaskFailed(a0, 0, failure, -1);
-        FailureHandling stale =
-                handler.onTaskFailed(a0, 0, failure, -1); // same attempt: one restart
+        FailureHandling first = handler.onTaskFailed(a0, 0, failure);
+        FailureHandling stale = handler.onTaskFailed(a0, 0, failure); // same attempt: one restart
         verify(clock, times(1)).millis();
-        handler.restart(first);
-        FailureHandling second = handler.onTaskFailed(a0, handler.attempt(a0), failure, -1);
-        handler.restart(second);
+        handler.restart(FailureHandlings.restart(first));
+        FailureHandling second = handler.onTaskFailed(a0, handler.attempt(a0), failure);
+        handler.restart(FailureHandlings.restart(second));
         FailureHandling third =
-                handler.onTaskFailed(a1, handler.attempt(a1), failure, -1); // 3 in 1 min
+                handler.onTaskFailed(a1, handler.attempt(a1), failure); // 3 in 1 min
 
-        assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
-        assertThat(first.delayMillis()).isEqualTo(5);
-        assertThat(stale.outcome()).isEqualTo(Outcome.IGNORED);
-        assertThat(second.outcome()).isEqualTo(Outcome.RESTART);
-        assertThat(third.outcome()).isEqualTo(Outcome.FAIL_JOB);
+        assertThat(first).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(FailureHandlings.restart(first).delayMillis()).isEqualTo(5);
+        assertThat(stale).isInstanceOf(FailureHandling.Ignored.class);
+        assertThat(second).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(third).isInstanceOf(FailureHandling.FailJob.class);
         assertThat(third.reason()).contains("failure-rate").contains("60000 ms");
-        assertThat(handler.onTaskFailed(a1, handler.attempt(a1), failure, -1).outcome())
-                .isEqualTo(Outcome.IGNORED); // the job has failed
+        assertThat(handler.onTaskFailed(a1, handler.attempt(a1), failure))
+                .isInstanceOf(FailureHandling.Ignored.class); // the job has failed
         verify(clock, times(3)).millis();
         verifyNoMoreInteractions(clock); // never instant(): milliseconds only
         verify(listener).release(0, 2); // the job failed: every group released, each once

@@ -7,13 +7,13 @@ import static io.railyard.topology.ResultPartitionType.PIPELINED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.railyard.failover.FailureHandling.Outcome;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PartitionId;
 import java.time.Duration;
 import java.util.BitSet;
 import org.junit.jupiter.api.Test;
@@ -77,14 +77,14 @@ class FailoverHandlerTest {
         int b1 = graph.task(graph.vertexId("b"), 1);
         assertThat(handler.onTaskFinished(b1, 0)).isTrue(); // else b#1 restarts too: not produced
 
-        FailureHandling first = handler.onTaskFailed(b0, 0, failure, -1);
-        FailureHandling again = handler.onTaskFailed(b0, 0, failure, -1);
+        FailureHandling first = handler.onTaskFailed(b0, 0, failure);
+        FailureHandling again = handler.onTaskFailed(b0, 0, failure);
 
-        assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
-        assertThat(first.delayMillis()).isEqualTo(7);
-        assertThat(first.restartSet().toTaskArray()) // b#0 and both sinks
+        assertThat(first).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(FailureHandlings.restart(first).delayMillis()).isEqualTo(7);
+        assertThat(FailureHandlings.restart(first).tasks().toTaskArray()) // b#0 and both sinks
                 .containsExactly(b0, graph.task(2, 0), graph.task(2, 1));
-        assertThat(again.outcome()).isEqualTo(Outcome.IGNORED);
+        assertThat(again).isInstanceOf(FailureHandling.Ignored.class);
         assertThat(failures).isEqualTo(1);
         assertThat(handler.attempt(b0)).isEqualTo(1);
         assertThat(handler.attempt(graph.task(2, 1))).isEqualTo(1);
@@ -106,15 +106,19 @@ class FailoverHandlerTest {
         int c0 = graph.task(2, 0);
         int c1 = graph.task(2, 1);
         deployer.takeDeployed();
-        FailureHandling sinkFailed = handler.onTaskFailed(c0, 0, failure, -1);
+        FailureHandling sinkFailed = handler.onTaskFailed(c0, 0, failure);
         FailureHandling partitionLost =
-                handler.onTaskFailed(c1, 0, failure, graph.firstPartition(1));
-        assertThat(partitionLost.restartSet().contains(c0)).as("taken over").isTrue();
+                handler.onTaskFailed(c1, 0, failure, new PartitionId(graph.firstPartition(1), 0));
+        assertThat(FailureHandlings.restart(partitionLost).tasks().contains(c0))
+                .as("taken over")
+                .isTrue();
 
-        handler.restart(sinkFailed, region -> !partitionLost.restartSet().contains(c0));
+        handler.restart(
+                FailureHandlings.restart(sinkFailed),
+                region -> !FailureHandlings.restart(partitionLost).tasks().contains(c0));
 
         assertThat(deployer.takeDeployed()).as("c#0 is left to the later decision").isEmpty();
-        handler.restart(partitionLost);
+        handler.restart(FailureHandlings.restart(partitionLost));
         assertThat(deployer.takeDeployed()).as("the sources; the rest waits").hasSize(2);
         finishAll(handler, graph, "a");
         finishAll(handler, graph, "b");
@@ -128,12 +132,12 @@ class FailoverHandlerTest {
         JobGraph graph = chain();
         FailoverHandler handler = handler(graph, () -> RestartDecision.restartAfter(0));
         int a0 = graph.task(0, 0);
-        FailureHandling handling = handler.onTaskFailed(a0, 0, failure, -1);
+        FailureHandling handling = handler.onTaskFailed(a0, 0, failure);
 
         assertThat(handler.onTaskFinished(a0, 0)).isFalse();
         assertThat(handler.availability().isAvailable(0)).isFalse();
 
-        handler.restart(handling);
+        handler.restart(FailureHandlings.restart(handling));
         assertThat(handler.onTaskFinished(a0, 1)).isTrue();
         assertThat(handler.availability().isAvailable(0)).isTrue();
     }
@@ -158,11 +162,11 @@ class FailoverHandlerTest {
         int c1 = graph.task(2, 1);
         int lost = graph.firstPartition(graph.producedDataSet(1, 0)) + 1; // b#1's output
 
-        FailureHandling handling = handler.onTaskFailed(c1, 0, failure, lost);
-        handler.restart(handling);
+        FailureHandling handling = handler.onTaskFailed(c1, 0, failure, new PartitionId(lost, 0));
+        handler.restart(FailureHandlings.restart(handling));
 
         PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
-        assertThat(handling.restartSet().toTaskArray())
+        assertThat(FailureHandlings.restart(handling).tasks().toTaskArray())
                 .containsExactly(a1, b1, graph.task(2, 0), c1);
         assertThat(deployer.takeDeployed()).containsExactly(regions.regionOf(b1));
         handler.onTaskFinished(a1, 1);
@@ -178,12 +182,12 @@ class FailoverHandlerTest {
         finishAll(handler, graph, "a");
         finishAll(handler, graph, "b");
         for (int p = 0; p < graph.numPartitions(); p++) {
-            handler.onPartitionLost(p); // the only worker held every partition
+            handler.onPartitionLost(new PartitionId(p, 0)); // the only worker held them all
         }
 
-        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, failure, -1);
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, failure);
 
-        assertThat(handling.restartSet().numTasks()).isEqualTo(6);
+        assertThat(FailureHandlings.restart(handling).tasks().numTasks()).isEqualTo(6);
         for (int task = 0; task < 6; task++) {
             assertThat(handler.attempt(task)).as(graph.taskName(task)).isEqualTo(1);
         }
@@ -197,7 +201,7 @@ class FailoverHandlerTest {
         finishAll(handler, graph, "b");
         assertThat(released.get(0, 2).cardinality()).isEqualTo(2); // a's outputs, read by b
 
-        handler.onPartitionLost(0);
+        handler.onPartitionLost(new PartitionId(0, 0));
         finishAll(handler, graph, "c");
 
         assertThat(released.cardinality()).isEqualTo(4);
@@ -212,17 +216,16 @@ class FailoverHandlerTest {
         finishAll(handler, graph, "a");
         finishAll(handler, graph, "b"); // a's partitions released here
 
-        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, failure, -1);
+        FailureHandling handling = handler.onTaskFailed(graph.task(2, 0), 0, failure);
 
-        assertThat(handling.outcome()).isEqualTo(Outcome.FAIL_JOB);
+        assertThat(handling).isInstanceOf(FailureHandling.FailJob.class);
         assertThat(handling.reason()).contains("no restart");
         assertThat(handler.isJobFailed()).isTrue();
         assertThat(released.cardinality()).isEqualTo(graph.numPartitions());
         assertThat(releasedTwice).isZero();
         assertThat(handler.onTaskFinished(graph.task(2, 1), 0)).isFalse();
-        assertThat(handler.onTaskFailed(graph.task(2, 1), 0, failure, -1).outcome())
-                .isEqualTo(Outcome.IGNORED);
-        assertThatThrownBy(() -> handling.restartSet()).isInstanceOf(IllegalStateException.class);
+        assertThat(handler.onTaskFailed(graph.task(2, 1), 0, failure))
+                .isInstanceOf(FailureHandling.Ignored.class);
     }
 
     @Test
@@ -230,14 +233,14 @@ class FailoverHandlerTest {
         JobGraph graph = chain();
         FailoverHandler handler = handler(graph, RestartBackoffPolicy.noRestart());
 
-        assertThatThrownBy(() -> handler.onTaskFailed(6, 0, failure, -1))
+        assertThatThrownBy(() -> handler.onTaskFailed(6, 0, failure))
                 .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("task (6)");
-        assertThatThrownBy(() -> handler.onTaskFailed(0, 0, failure, 4))
+        assertThatThrownBy(() -> handler.onTaskFailed(0, 0, failure, new PartitionId(4, 0)))
                 .isInstanceOf(IndexOutOfBoundsException.class)
-                .hasMessageContaining("lostPartition (4)");
-        assertThatThrownBy(() -> handler.onPartitionLost(-2))
+                .hasMessageContaining("lost partition (4)");
+        assertThatThrownBy(() -> handler.onPartitionLost(new PartitionId(99, 0)))
                 .isInstanceOf(IndexOutOfBoundsException.class)
-                .hasMessageContaining("partition (-2)");
+                .hasMessageContaining("partition (99)");
     }
 }

@@ -6,13 +6,13 @@ import static io.railyard.topology.ResultPartitionType.BLOCKING;
 import static io.railyard.topology.ResultPartitionType.PIPELINED;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.failover.FailureHandling.Outcome;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PartitionId;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -73,16 +73,19 @@ class MergedFailuresTest {
         finish(handler, graph.task(0, 1), graph.task(1, 1)); // else the sinks need them rerun
         deployer.takeDeployed();
 
-        FailureHandling first = handler.onTaskFailed(b0, 0, new IllegalStateException("b#0"), -1);
+        FailureHandling first = handler.onTaskFailed(b0, 0, new IllegalStateException("b#0"));
         // a#0 shares b#0's region: cancelled with it, it reports its own failure, attempt 0.
         FailureHandling second =
-                handler.onTaskFailed(a0, 0, new IllegalStateException("a#0 cancelled"), -1);
-        handler.restart(first);
+                handler.onTaskFailed(a0, 0, new IllegalStateException("a#0 cancelled"));
+        handler.restart(FailureHandlings.restart(first));
 
-        assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
-        assertThat(first.restartSet().toTaskArray()) // the region and both consumers
+        assertThat(first).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(
+                        FailureHandlings.restart(first)
+                                .tasks()
+                                .toTaskArray()) // the region and both consumers
                 .containsExactly(a0, b0, graph.task(2, 0), graph.task(2, 1));
-        assertThat(second.outcome()).isEqualTo(Outcome.IGNORED);
+        assertThat(second).isInstanceOf(FailureHandling.Ignored.class);
         assertThat(second.cause()).hasMessage("a#0 cancelled");
         assertThat(counted).as("failures the policy counted").isEqualTo(1);
         assertThat(handler.isJobFailed()).isFalse();
@@ -105,7 +108,7 @@ class MergedFailuresTest {
         int c1 = graph.task(2, 1);
         finish(handler, a0, graph.task(0, 1), b0, graph.task(1, 1)); // both sinks deployed
         deployer.takeDeployed();
-        int lost = graph.firstPartition(1); // b#0's output, read by both sinks
+        PartitionId lost = new PartitionId(graph.firstPartition(1), 0); // b#0's, read by both sinks
 
         FailureHandling first =
                 handler.onTaskFailed(c0, 0, new IllegalStateException("c#0 lost it"), lost);
@@ -113,13 +116,14 @@ class MergedFailuresTest {
         // same partition before the restart runs: one restart already covers it.
         FailureHandling second =
                 handler.onTaskFailed(c1, 0, new IllegalStateException("c#1 lost it"), lost);
-        handler.restart(first);
+        handler.restart(FailureHandlings.restart(first));
         int[] redeployed = deployer.takeDeployed();
         finish(handler, a0, b0);
 
-        assertThat(first.outcome()).isEqualTo(Outcome.RESTART);
-        assertThat(first.restartSet().toTaskArray()).containsExactly(a0, b0, c0, c1);
-        assertThat(second.outcome()).isEqualTo(Outcome.IGNORED);
+        assertThat(first).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(FailureHandlings.restart(first).tasks().toTaskArray())
+                .containsExactly(a0, b0, c0, c1);
+        assertThat(second).isInstanceOf(FailureHandling.Ignored.class);
         assertThat(counted).as("failures the policy counted").isEqualTo(1);
         for (int task : new int[] {a0, b0, c0, c1}) {
             assertThat(handler.attempt(task)).as(graph.taskName(task)).isEqualTo(1);

@@ -35,13 +35,14 @@ class ReadmeSampleTest {
         }
         int deployedBeforeTheFailure = deployer.takeDeployed().length;
         Exception failure = new IllegalStateException("sink#7 failed");
-        FailureHandling handling = failover.onTaskFailed(sink7, 0, failure, -1);
-        // ... cancel handling.restartSet(), wait handling.delayMillis(), then:
-        failover.restart(handling);
+        FailureHandling handling = failover.onTaskFailed(sink7, 0, failure);
+        // ... cancel FailureHandlings.restart(handling).tasks(), wait
+        // FailureHandlings.restart(handling).delayMillis(), then:
+        failover.restart(FailureHandlings.restart(handling));
 
         assertThat(deployedBeforeTheFailure).isEqualTo(4_000 + 10_000);
-        assertThat(handling.restartSet().toTaskArray()).containsExactly(sink7);
-        assertThat(handling.delayMillis()).isEqualTo(1_000);
+        assertThat(FailureHandlings.restart(handling).tasks().toTaskArray()).containsExactly(sink7);
+        assertThat(FailureHandlings.restart(handling).delayMillis()).isEqualTo(1_000);
         assertThat(failover.attempt(sink7)).isEqualTo(1);
         assertThat(deployer.takeDeployed())
                 .containsExactly(inputs.regions().regionOf(sink7)); // redeployed at once

@@ -4,7 +4,6 @@ import static io.railyard.topology.DistributionPattern.POINTWISE;
 import static io.railyard.topology.ResultPartitionType.BLOCKING;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.failover.FailureHandling.Outcome;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.scheduling.RegionInputs;
@@ -12,6 +11,7 @@ import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.JobGraphBuilder;
+import io.railyard.topology.PartitionId;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.BitSet;
@@ -119,9 +119,11 @@ class WorkerLossBacktrackingTest {
                 done.set(task);
                 continue;
             }
-            assertThat(handling.outcome()).as(graph.taskName(task)).isEqualTo(Outcome.RESTART);
-            handling.restartSet().forEachTask(done::clear);
-            handler.restart(handling);
+            assertThat(handling)
+                    .as(graph.taskName(task))
+                    .isInstanceOf(FailureHandling.Restart.class);
+            FailureHandlings.restart(handling).tasks().forEachTask(done::clear);
+            handler.restart(FailureHandlings.restart(handling));
         }
         return runs;
     }
@@ -133,17 +135,20 @@ class WorkerLossBacktrackingTest {
         int input = task == 0 ? -1 : graph.firstPartition(task - 1); // s(k-1)'s partition
         if (input >= 0 && !onWorker.get(input)) {
             return handler.onTaskFailed(
-                    task, attempt, new IllegalStateException("input lost"), input);
+                    task,
+                    attempt,
+                    new IllegalStateException("input lost"),
+                    new PartitionId(input, handler.attempt(task - 1)));
         }
         if (run == 1) {
-            return handler.onTaskFailed(task, attempt, new IllegalStateException("E"), -1);
+            return handler.onTaskFailed(task, attempt, new IllegalStateException("E"));
         }
         if (run == 2) {
             for (int p = onWorker.nextSetBit(0); p >= 0; p = onWorker.nextSetBit(p + 1)) {
-                handler.onPartitionLost(p);
+                handler.onPartitionLost(new PartitionId(p, handler.attempt(graph.producerTask(p))));
             }
             onWorker.clear();
-            return handler.onTaskFailed(task, attempt, new IllegalStateException("W"), -1);
+            return handler.onTaskFailed(task, attempt, new IllegalStateException("W"));
         }
         if (task < graph.numTasks() - 1) {
             onWorker.set(graph.firstPartition(task)); // written before it reports finished

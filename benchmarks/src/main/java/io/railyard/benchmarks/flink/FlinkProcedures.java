@@ -3,7 +3,7 @@ package io.railyard.benchmarks.flink;
 import io.railyard.benchmarks.procedures.BuildTopology;
 import io.railyard.benchmarks.procedures.FailoverProcedures;
 import io.railyard.benchmarks.procedures.FailoverProcedures.Failure;
-import io.railyard.benchmarks.procedures.Initialized;
+import io.railyard.benchmarks.procedures.IdleJobMaster;
 import io.railyard.benchmarks.procedures.RegionProcedures;
 import io.railyard.topology.JobGraph;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ public final class FlinkProcedures {
             DefaultExecutionGraph graph, PipelinedRegionSchedulingStrategy strategy) {}
 
     /**
-     * Flink's job initialization, the twin of Railyard's {@link Initialized}: builds and
+     * Flink's job initialization, the twin of Railyard's {@link IdleJobMaster}: builds and
      * initialises the execution graph ({@code DefaultExecutionGraphBuilder}: execution job
      * vertices, execution vertices and their executions, result partitions, consumed partition and
      * consumer vertex groups in the {@code EdgeManager}, the {@code DefaultExecutionTopology} with

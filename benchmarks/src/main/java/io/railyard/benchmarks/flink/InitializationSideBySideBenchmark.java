@@ -1,6 +1,6 @@
 package io.railyard.benchmarks.flink;
 
-import io.railyard.benchmarks.procedures.Initialized;
+import io.railyard.benchmarks.procedures.IdleJobMaster;
 import io.railyard.benchmarks.procedures.ReferenceJobs.Shape;
 import io.railyard.topology.JobGraph;
 import java.util.concurrent.TimeUnit;
@@ -14,13 +14,13 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Job initialization side by side (the report's {@code initialization}): Railyard builds {@link
- * Initialized} (topology and groups, regions, scheduling strategy, failover handler with its
- * partition-release counters, deployment descriptor cache); Flink builds and initialises its
- * execution graph, which includes its scheduling topology, regions, partition-release strategy and
- * deployment descriptor factory, and constructs its region scheduling strategy ({@link
- * FlinkProcedures#initialize}). Both start from a built job graph. Flink's blog: 627 ms for job
- * initialization at P = 10,000 in Flink 1.14.
+ * Job initialization side by side (the report's {@code initialization}): Railyard builds its
+ * JobManager core ({@link IdleJobMaster}: topology and groups, regions, scheduling strategy,
+ * failover handler with its partition-release counters, shuffle master, deployment descriptor
+ * cache); Flink builds and initialises its execution graph, which includes its scheduling topology,
+ * regions, partition-release strategy and deployment descriptor factory, and constructs its region
+ * scheduling strategy ({@link FlinkProcedures#initialize}). Both start from a built job graph.
+ * Flink's blog: 627 ms for job initialization at P = 10,000 in Flink 1.14.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar InitializationSideBySide -gc true}.
  */
@@ -53,7 +53,7 @@ public class InitializationSideBySideBenchmark extends SideBySideBenchmark {
     @Benchmark
     public Object initialize() throws Exception {
         return railyard()
-                ? Initialized.of(graph)
+                ? IdleJobMaster.of(graph)
                 : FlinkProcedures.initialize(flinkJob, flinkExecutor());
     }
 }

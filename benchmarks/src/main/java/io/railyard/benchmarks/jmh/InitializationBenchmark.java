@@ -1,16 +1,18 @@
 package io.railyard.benchmarks.jmh;
 
-import io.railyard.benchmarks.procedures.Initialized;
+import io.railyard.benchmarks.procedures.IdleJobMaster;
 import io.railyard.benchmarks.procedures.ReferenceJobs;
+import io.railyard.jobmaster.JobMaster;
 import io.railyard.topology.JobGraph;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Setup;
 
 /**
- * The procedure "initialization": everything the JobManager builds for a job before it starts —
- * topology and groups, regions, scheduling, failover, the descriptor cache and the task placement
- * ({@link Initialized}) — from the job graph (built in setup). The scale report's first row.
+ * The procedure "initialization": everything the JobManager builds for a job before it starts — the
+ * JobManager core with topology and groups, regions, scheduling, failover, shuffle master and
+ * descriptor cache ({@link IdleJobMaster}) — from the job graph (built in setup). The scale
+ * report's first row.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar InitializationBenchmark -p
  * parallelism=1000000}.
@@ -32,7 +34,7 @@ public class InitializationBenchmark extends ScaleBenchmark {
 
     /** Initialises the job. */
     @Benchmark
-    public Initialized initialize() {
-        return Initialized.of(graph);
+    public JobMaster initialize() {
+        return IdleJobMaster.of(graph);
     }
 }

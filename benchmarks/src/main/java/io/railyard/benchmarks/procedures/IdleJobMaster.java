@@ -16,19 +16,35 @@ import java.util.List;
 
 /**
  * The JobManager core ({@link JobMaster}) of a job, built and not started, on {@link
- * DeployProcedures#WORKERS} workers with round-robin placement and a gateway that ships nothing:
- * what the report's {@code memory.job_master} weighs with JOL — the whole facade an embedding
- * master holds (everything {@link Initialized} holds, plus the shuffle master's worker per task,
- * the worker table and the facade's own per-region counters). Its parts are named classes, not
- * lambdas, so that JOL can walk them.
+ * DeployProcedures#WORKERS} workers with round-robin placement and, unless one is given, a gateway
+ * that ships nothing: what the report's "initialization" procedure builds and what its memory rows
+ * weigh with JOL — the whole state an embedding master holds for the job (job graph, topology and
+ * groups, regions, the scheduling strategy's counters, failover with partition availability,
+ * release counters and attempts, the shuffle master's placement, the worker table and the
+ * descriptor cache). Flink's counterpart is its initialised execution graph. Its parts are named
+ * classes, not lambdas, so that JOL can walk them.
  */
 public final class IdleJobMaster {
     private IdleJobMaster() {}
 
+    /** The JobMaster of the reference job at {@code parallelism}. O(tasks + groups + workers). */
+    public static JobMaster of(int parallelism) {
+        return of(ReferenceJobs.reference(parallelism));
+    }
+
     /**
-     * The JobMaster of {@code graph}. O(tasks + groups + workers); call on the thread that owns it.
+     * The JobMaster of {@code graph} with a gateway that ships nothing. O(tasks + groups +
+     * workers); the calling thread owns it.
      */
     public static JobMaster of(JobGraph graph) {
+        return of(graph, new NoGateway());
+    }
+
+    /**
+     * The JobMaster of {@code graph} reaching workers through {@code gateway}. O(tasks + groups +
+     * workers); the calling thread owns it.
+     */
+    public static JobMaster of(JobGraph graph, WorkerGateway gateway) {
         List<String> workers = new ArrayList<>(DeployProcedures.WORKERS);
         for (int w = 0; w < DeployProcedures.WORKERS; w++) {
             workers.add("worker-" + w + ":6121");
@@ -38,7 +54,7 @@ public final class IdleJobMaster {
                 graph,
                 new WorkerTable(workers),
                 new RoundRobin(DeployProcedures.WORKERS),
-                new NoGateway(),
+                gateway,
                 RestartBackoffPolicy.fixedDelay(3, Duration.ofSeconds(1)),
                 new InMemoryBlobStore(),
                 OffloadOptions.DEFAULT);

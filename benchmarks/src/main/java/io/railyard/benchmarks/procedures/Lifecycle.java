@@ -2,19 +2,20 @@ package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkState;
 
-import io.railyard.deployment.DeploymentDescriptors;
-import io.railyard.failover.FailoverHandler;
 import io.railyard.failover.FailureHandling;
+import io.railyard.jobmaster.JobMaster;
+import io.railyard.jobmaster.WorkerGateway;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.BitSet;
 
 /**
- * A job's whole scheduler lifecycle once: initialise, schedule what has no gating input, finish the
- * first job vertex's tasks (the sources; what they unlock is scheduled), create and encode every
- * task's deployment descriptor, fail source task 0 and restart what the region rules restart, then
- * finish every task still unfinished, in id order, so that every scheduler-released partition is
+ * A job's whole scheduler lifecycle once, on its JobManager core ({@link JobMaster}, with a gateway
+ * that counts what it is handed and ships nothing): start (deploy what has no gating input, each
+ * task's descriptor encoded), finish the first job vertex's tasks (the sources; what they unlock is
+ * deployed), fail source task 0 and restart what the region rules restart (cancelled, released,
+ * redeployed), then finish every task still unfinished, in id order, so that every partition is
  * released. {@code heap-probe} runs it under a given {@code -Xmx}; {@code scripts/min-heap.sh}
  * bisects for the smallest heap that suffices.
  */
@@ -24,7 +25,7 @@ public final class Lifecycle {
     /**
      * What one lifecycle did.
      *
-     * @param descriptorBytes bytes of every descriptor encoded
+     * @param descriptorBytes bytes of every descriptor deployed, redeployments included
      * @param restartedTasks tasks the source failure restarted
      * @param finishedTasks task finish events delivered, restarted tasks counted again
      */
@@ -45,39 +46,37 @@ public final class Lifecycle {
      * (as {@link JobGraph#builder()} numbers them when producers are added first). O(tasks +
      * groups).
      *
-     * @throws IllegalStateException if a task's region is not scheduled when its turn comes
+     * @throws IllegalStateException if a task is not running (deployed, current) when its turn to
+     *     finish comes, or the source failure is not restarted
      */
     public static Result run(JobGraph graph) throws IOException {
-        Initialized job = Initialized.of(graph);
-        FailoverHandler failover = job.failover();
-        job.strategy().startScheduling();
+        CountingGateway gateway = new CountingGateway();
+        JobMaster master = IdleJobMaster.of(graph, gateway);
+        master.start();
         BitSet finished = new BitSet(graph.numTasks());
-        long finishedTasks =
-                finishAll(failover, finished, graph.firstTask(0) + graph.parallelism(0));
-        DeploymentDescriptors descriptors = job.descriptors();
-        long bytes = 0;
-        for (int task = 0; task < graph.numTasks(); task++) {
-            bytes += descriptors.create(task, failover.attempt(task)).encode().length;
-        }
+        long finishedTasks = finishAll(master, finished, graph.firstTask(0) + graph.parallelism(0));
         FailureHandling handling =
-                failover.onTaskFailed(0, 0, new IllegalStateException("source#0 fails"), -1);
-        handling.restartSet()
-                .forEachTask(
-                        task -> {
-                            finished.clear(task);
-                            invalidateOutputs(graph, descriptors, task);
-                        });
-        failover.restart(handling);
-        finishedTasks += finishAll(failover, finished, graph.numTasks());
-        return new Result(bytes, handling.restartSet().numTasks(), finishedTasks);
+                master.onTaskFailed(
+                        0, master.attempt(0), new IllegalStateException("source#0 fails"));
+        checkState(
+                handling instanceof FailureHandling.Restart,
+                "the source failure was not restarted: %s",
+                handling);
+        FailureHandling.Restart restart = (FailureHandling.Restart) handling;
+        restart.tasks().forEachTask(finished::clear);
+        master.restart(restart);
+        finishedTasks += finishAll(master, finished, graph.numTasks());
+        master.close();
+        return new Result(gateway.descriptorBytes, restart.tasks().numTasks(), finishedTasks);
     }
 
     /** Finishes every unfinished task below {@code end}, in id order; returns how many. */
-    private static long finishAll(FailoverHandler failover, BitSet finished, int end) {
+    private static long finishAll(JobMaster master, BitSet finished, int end) throws IOException {
         long count = 0;
         for (int task = finished.nextClearBit(0); task < end; task = finished.nextClearBit(task)) {
             checkState(
-                    failover.onTaskFinished(task, failover.attempt(task)),
+                    master.shuffleMaster().workerOfTask(task) >= 0
+                            && master.onTaskFinished(task, master.attempt(task)),
                     "task %s was not running when its turn came",
                     task);
             finished.set(task);
@@ -86,18 +85,19 @@ public final class Lifecycle {
         return count;
     }
 
-    /** A restarted task's partitions get a new producer attempt: drop their cached groups. */
-    private static void invalidateOutputs(
-            JobGraph graph, DeploymentDescriptors descriptors, int task) {
-        int v = graph.vertexOfTask(task);
-        for (int k = 0; k < graph.numProducedDataSets(v); k++) {
-            int partition =
-                    graph.firstPartition(graph.producedDataSet(v, k)) + graph.subtaskIndex(task);
-            try {
-                descriptors.invalidatePartition(partition);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+    /** Counts the descriptor bytes it is handed; ships nothing. */
+    private static final class CountingGateway implements WorkerGateway {
+        long descriptorBytes;
+
+        @Override
+        public void deploy(int worker, byte[] descriptor) {
+            descriptorBytes += descriptor.length;
         }
+
+        @Override
+        public void cancel(int worker, int task, int attempt) {}
+
+        @Override
+        public void releasePartition(int worker, PartitionId partition) {}
     }
 }

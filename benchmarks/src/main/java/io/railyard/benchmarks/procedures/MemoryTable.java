@@ -9,9 +9,9 @@ import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The JOL memory table: retained bytes of Railyard's initialised state ({@link Initialized}) for
- * every shape and parallelism, per task, and — when a measure for Flink is given — of Flink's
- * initialised execution graph for the same job, with the ratio.
+ * The JOL memory table: retained bytes of Railyard's initialised JobManager core ({@link
+ * IdleJobMaster}) for every shape and parallelism, per task, and — when a measure for Flink is
+ * given — of Flink's initialised execution graph for the same job, with the ratio.
  */
 public final class MemoryTable {
     /** Parallelisms of the table. */
@@ -39,7 +39,7 @@ public final class MemoryTable {
         for (Shape shape : Shape.values()) {
             for (int parallelism : parallelisms) {
                 JobGraph graph = shape.job(parallelism);
-                long railyard = ScaleReport.retainedBytes(Initialized.of(graph));
+                long railyard = ScaleReport.retainedBytes(IdleJobMaster.of(graph));
                 long flinkBytes = flink == null ? -1 : flink.applyAsLong(graph);
                 rows.add(new Row(shape, parallelism, graph.numTasks(), railyard, flinkBytes));
             }

@@ -5,6 +5,8 @@ import com.google.common.collect.ImmutableMap;
 import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.jobmaster.JobMaster;
+import io.railyard.jobmaster.JobScheduler;
 import io.railyard.regions.PipelinedRegions;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +110,7 @@ public final class ScaleReport {
         m.time(
                 "initialization",
                 "initialization (all of the below)",
-                i -> Initialized.of(parallelism));
+                i -> IdleJobMaster.of(parallelism));
         m.time("build_topology", "  build topology + groups", i -> BuildTopology.run(parallelism));
         ExecutionTopology topology = BuildTopology.run(parallelism);
         m.time("build_regions", "  build regions", i -> RegionProcedures.buildRegions(topology));
@@ -169,20 +171,19 @@ public final class ScaleReport {
         long topologyBytes = retainedBytes(topology);
         memory.put("topology", topologyBytes);
         memory.put("regions", retainedBytes(regions) - topologyBytes);
-        Initialized initialized = Initialized.of(parallelism);
-        long upToRegions = retainedBytes(initialized.strategy().regions());
-        long upToScheduling = retainedBytes(initialized.strategy());
+        JobMaster master = IdleJobMaster.of(parallelism);
+        JobScheduler scheduler = master.scheduler();
+        long upToRegions = retainedBytes(scheduler.regions());
+        long upToScheduling = retainedBytes(scheduler.strategy());
         long upToFailover =
-                GraphLayout.parseInstance(initialized.strategy(), initialized.failover())
-                        .totalSize();
-        long all = retainedBytes(initialized);
+                GraphLayout.parseInstance(scheduler.strategy(), scheduler.failover()).totalSize();
+        long all = retainedBytes(master);
+        // "initialized" and "job_master" are both the whole JobMaster now (stable JSON keys).
         memory.put("initialized", all);
         memory.put("scheduling", upToScheduling - upToRegions);
         memory.put("failover", upToFailover - upToScheduling);
         memory.put("descriptors", all - upToFailover);
-        memory.put(
-                "job_master",
-                retainedBytes(IdleJobMaster.of(ReferenceJobs.reference(parallelism))));
+        memory.put("job_master", all);
         return memory;
     }
 

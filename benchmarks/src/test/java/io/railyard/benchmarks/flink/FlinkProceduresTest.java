@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.benchmarks.procedures.DeployProcedures;
 import io.railyard.benchmarks.procedures.FailoverProcedures;
 import io.railyard.benchmarks.procedures.FailoverProcedures.Failure;
-import io.railyard.benchmarks.procedures.Initialized;
+import io.railyard.benchmarks.procedures.IdleJobMaster;
 import io.railyard.benchmarks.procedures.ReferenceJobs.Shape;
 import io.railyard.benchmarks.procedures.RegionProcedures;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.jobmaster.JobMaster;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.topology.JobGraph;
 import java.util.Arrays;
@@ -64,7 +65,7 @@ class FlinkProceduresTest {
 
         FlinkProcedures.InitializedGraph flink =
                 FlinkProcedures.initialize(FlinkJobs.translate(graph), executor);
-        Initialized railyard = Initialized.of(graph);
+        JobMaster railyard = IdleJobMaster.of(graph);
 
         int flinkTasks = 0;
         for (ExecutionVertex ignored : flink.graph().getAllExecutionVertices()) {
@@ -72,7 +73,7 @@ class FlinkProceduresTest {
         }
         assertThat(flinkTasks).isEqualTo(graph.numTasks());
         assertThat(FlinkProcedures.numRegions(flink.graph().getSchedulingTopology()))
-                .isEqualTo(railyard.strategy().regions().numRegions());
+                .isEqualTo(railyard.scheduler().regions().numRegions());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,8 +2,9 @@ package io.railyard.benchmarks.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.benchmarks.procedures.Initialized;
+import io.railyard.benchmarks.procedures.IdleJobMaster;
 import io.railyard.benchmarks.procedures.ReferenceJobs.Shape;
+import io.railyard.jobmaster.JobMaster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,12 +22,13 @@ class InitializationBenchmarkTest {
         "FOUR_STAGE, 400"
     })
     void initialize_buildsEveryStructure_andDeploysNothing(Shape shape, int regions) {
-        Initialized job = Initialized.of(shape.job(100));
+        JobMaster job = IdleJobMaster.of(shape.job(100));
 
-        assertThat(job.strategy().regions().numRegions()).isEqualTo(regions);
-        assertThat(job.strategy().isScheduled(0)).isFalse();
-        assertThat(job.failover().attempt(0)).isZero();
+        assertThat(job.scheduler().regions().numRegions()).isEqualTo(regions);
+        assertThat(job.scheduler().strategy().isScheduled(0)).isFalse();
+        assertThat(job.attempt(0)).isZero();
         assertThat(job.descriptors().numTasks()).isEqualTo(shape.job(100).numTasks());
+        assertThat(job.shuffleMaster().workerOfTask(0)).as("nothing placed").isEqualTo(-1);
     }
 
     @Test

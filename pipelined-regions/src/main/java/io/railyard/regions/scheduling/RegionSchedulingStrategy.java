@@ -116,6 +116,11 @@ public final class RegionSchedulingStrategy {
         return regions;
     }
 
+    /** The region inputs this strategy schedules by (group kinds, inputs per region). */
+    public RegionInputs inputs() {
+        return inputs;
+    }
+
     /**
      * Deploys every region without gating inputs, and what they unlock, in topological order.
      * O(regions + consequences).

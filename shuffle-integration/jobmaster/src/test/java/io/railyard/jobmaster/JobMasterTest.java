@@ -13,6 +13,7 @@ import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.FailureHandling;
+import io.railyard.failover.FailureHandlings;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
@@ -141,15 +142,17 @@ class JobMasterTest {
 
         FailureHandling handling = master.onTaskFailed(5, 0, failure, new PartitionId(2, 0));
 
-        assertThat(handling.outcome()).isEqualTo(FailureHandling.Outcome.RESTART);
-        assertThat(handling.restartSet().contains(2)).as("the producer restarts").isTrue();
+        assertThat(handling).isInstanceOf(FailureHandling.Restart.class);
+        assertThat(FailureHandlings.restart(handling).tasks().contains(2))
+                .as("the producer restarts")
+                .isTrue();
         assertThat(gateway.released).contains(new PartitionId(2, 0));
         assertThat(gateway.cancelled).contains("2.0@2", "5.0@2");
         assertThat(master.descriptors().isCached(0)).as("the group's cache entry").isFalse();
         assertThat(master.shuffleMaster().workerOfTask(2)).isEqualTo(-1);
 
         gateway.clear();
-        master.restart(handling);
+        master.restart(FailureHandlings.restart(handling));
         assertThat(gateway.tasks()).containsExactly(2);
         assertThat(gateway.deployed.get(0).attempt()).isEqualTo(1);
 
@@ -175,15 +178,17 @@ class JobMasterTest {
         for (int source = 0; source < P; source++) {
             master.onTaskFinished(source, 0);
         }
-        FailureHandling sinkFailed = master.onTaskFailed(5, 0, failure, null);
+        FailureHandling sinkFailed = master.onTaskFailed(5, 0, failure);
         FailureHandling partitionLost = master.onTaskFailed(6, 0, failure, new PartitionId(2, 0));
-        assertThat(partitionLost.restartSet().contains(5)).as("taken over").isTrue();
+        assertThat(FailureHandlings.restart(partitionLost).tasks().contains(5))
+                .as("taken over")
+                .isTrue();
         gateway.clear();
 
-        master.restart(sinkFailed);
+        master.restart(FailureHandlings.restart(sinkFailed));
 
         assertThat(gateway.tasks()).as("nothing of the first decision is left to deploy").isEmpty();
-        master.restart(partitionLost);
+        master.restart(FailureHandlings.restart(partitionLost));
         assertThat(gateway.tasks()).containsExactly(2);
         master.onTaskFinished(2, 1);
         assertThat(gateway.tasks()).containsExactly(2, 4, 5, 6, 7);
@@ -198,15 +203,17 @@ class JobMasterTest {
             master.onTaskFinished(source, 0);
         }
         FailureHandling first = master.onTaskFailed(5, 0, failure, new PartitionId(2, 0));
-        master.restart(first);
+        master.restart(FailureHandlings.restart(first));
         master.onTaskFinished(2, 1);
 
         // The sink's new attempt fails naming partition 2 as the old attempt wrote it.
         FailureHandling second =
                 master.onTaskFailed(5, master.attempt(5), failure, new PartitionId(2, 0));
 
-        assertThat(second.restartSet().contains(2)).as("producer of the current attempt").isFalse();
-        assertThat(second.restartSet().contains(5)).isTrue();
+        assertThat(FailureHandlings.restart(second).tasks().contains(2))
+                .as("producer of the current attempt")
+                .isFalse();
+        assertThat(FailureHandlings.restart(second).tasks().contains(5)).isTrue();
     }
 
     @Test
@@ -239,11 +246,13 @@ class JobMasterTest {
         master.onTaskFinished(0, 0);
         gateway.clear();
 
-        FailureHandling handling = master.onTaskFailed(1, 0, failure, null);
+        FailureHandling handling = master.onTaskFailed(1, 0, failure);
 
-        assertThat(handling.outcome()).isEqualTo(FailureHandling.Outcome.FAIL_JOB);
+        assertThat(handling).isInstanceOf(FailureHandling.FailJob.class);
         assertThat(master.isJobFailed()).isTrue();
-        assertThat(handling.failure()).hasCause(failure).hasMessageContaining("no restart");
+        assertThat(FailureHandlings.failJob(handling).failure())
+                .hasCause(failure)
+                .hasMessageContaining("no restart");
         assertThat(gateway.cancelled).containsExactly("0.0@0", "1.0@1", "2.0@2", "3.0@0");
         assertThat(gateway.released).contains(new PartitionId(0, 0));
     }

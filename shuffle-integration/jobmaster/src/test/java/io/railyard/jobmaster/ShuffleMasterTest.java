@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.deployment.WorkerTable;
-import io.railyard.failover.FailoverHandler;
 import io.railyard.failover.RestartBackoffPolicy;
-import io.railyard.groups.ExecutionTopology;
-import io.railyard.regions.PipelinedRegions;
-import io.railyard.regions.scheduling.RegionInputs;
-import io.railyard.regions.scheduling.RegionSchedulingStrategy;
+import io.railyard.failover.RestartSet;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
 import io.railyard.topology.ResultPartitionType;
+import it.unimi.dsi.fastutil.ints.IntList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -24,15 +21,24 @@ class ShuffleMasterTest {
                     .addVertex("sink", 2)
                     .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
                     .build();
-    private final FailoverHandler failover = failover(graph);
+    private final JobScheduler scheduler =
+            new JobScheduler(graph, RestartBackoffPolicy.noRestart(), new NoActions());
     private final ShuffleMaster master =
-            new ShuffleMaster(graph, new WorkerTable(List.of("a:1", "b:1")), failover);
+            new ShuffleMaster(graph, new WorkerTable(List.of("a:1", "b:1")), scheduler.failover());
 
-    private static FailoverHandler failover(JobGraph graph) {
-        RegionInputs inputs = RegionInputs.of(PipelinedRegions.build(ExecutionTopology.of(graph)));
-        RegionSchedulingStrategy strategy = new RegionSchedulingStrategy(inputs, region -> {});
-        return new FailoverHandler(
-                inputs, strategy, RestartBackoffPolicy.noRestart(), (from, to) -> {});
+    /** The scheduler's decisions go nowhere: only its attempts are read. */
+    private static final class NoActions implements JobScheduler.Actions {
+        @Override
+        public void deploy(IntList regions) {}
+
+        @Override
+        public void release(int from, int to) {}
+
+        @Override
+        public void stop(RestartSet tasks) {}
+
+        @Override
+        public void stopAll() {}
     }
 
     @Test

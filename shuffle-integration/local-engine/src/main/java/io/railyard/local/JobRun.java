@@ -358,22 +358,23 @@ final class JobRun implements WorkerGateway {
     }
 
     private void onFailed(TaskRun task, Throwable failure) throws IOException {
+        PartitionId lost = lost(failure);
         FailureHandling handling =
-                jobMaster().onTaskFailed(task.task(), task.attempt(), failure, lost(failure));
-        switch (handling.outcome()) {
-            case RESTART -> {
-                restarts++;
-                forget(handling.restartSet());
-                counts = new Counts(numFinished, committedRecords, restarts);
-                // onMain reports its own failures; the future has nothing to add
-                var unused =
-                        main.schedule(
-                                () -> onMain(() -> jobMaster().restart(handling)),
-                                handling.delayMillis(),
-                                TimeUnit.MILLISECONDS);
-            }
-            case FAIL_JOB -> complete(JobResult.State.FAILED, handling.failure());
-            case IGNORED -> {}
+                lost == null
+                        ? jobMaster().onTaskFailed(task.task(), task.attempt(), failure)
+                        : jobMaster().onTaskFailed(task.task(), task.attempt(), failure, lost);
+        if (handling instanceof FailureHandling.Restart restart) {
+            restarts++;
+            forget(restart.tasks());
+            counts = new Counts(numFinished, committedRecords, restarts);
+            // onMain reports its own failures; the future has nothing to add
+            var unused =
+                    main.schedule(
+                            () -> onMain(() -> jobMaster().restart(restart)),
+                            restart.delayMillis(),
+                            TimeUnit.MILLISECONDS);
+        } else if (handling instanceof FailureHandling.FailJob failJob) {
+            complete(JobResult.State.FAILED, failJob.failure());
         }
     }
 

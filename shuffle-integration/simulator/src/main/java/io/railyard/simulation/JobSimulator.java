@@ -1,17 +1,14 @@
 package io.railyard.simulation;
 
-import io.railyard.failover.FailoverHandler;
 import io.railyard.failover.FailureHandling;
-import io.railyard.failover.PendingRestarts;
-import io.railyard.failover.ReleaseListener;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartSet;
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.jobmaster.JobScheduler;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.regions.TaskRangeCursor;
-import io.railyard.regions.scheduling.QueueingDeployer;
 import io.railyard.regions.scheduling.RegionInputs;
-import io.railyard.regions.scheduling.RegionSchedulingStrategy;
+import io.railyard.topology.AttemptId;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.ResultPartitionType;
@@ -20,6 +17,7 @@ import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntArrays;
 import it.unimi.dsi.fastutil.ints.IntHeapPriorityQueue;
+import it.unimi.dsi.fastutil.ints.IntList;
 import it.unimi.dsi.fastutil.longs.LongArrayFIFOQueue;
 import java.time.Duration;
 import java.util.BitSet;
@@ -27,10 +25,11 @@ import java.util.PriorityQueue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A discrete-event simulation of one batch job on the real scheduler: the {@link
- * RegionSchedulingStrategy} decides when each pipelined region is deployed, the {@link
- * FailoverHandler} which regions restart after a failure and which partitions its release tracking
- * frees; a simulated clock, a pool of slots and a fluid model of work stand in for the workers.
+ * A discrete-event simulation of one batch job on the real scheduler core ({@link JobScheduler},
+ * the one {@code JobMaster} runs on): its region scheduling strategy decides when each pipelined
+ * region is deployed, its failover which regions restart after a failure and which partitions are
+ * released; a simulated clock, a pool of slots and a fluid model of work stand in for the workers
+ * (they are the scheduler's {@link JobScheduler.Actions}).
  *
  * <h2>Model</h2>
  *
@@ -55,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  *       a whole. Producers are never slowed by consumers (no back-pressure and no memory limit).
  *   <li><b>Failures.</b> A task attempt fails with probability {@link SimulationConfig#failRate()},
  *       after a uniformly drawn fraction of its work has passed in its slot. The failure goes to
- *       the real {@link FailoverHandler} (restart policy: {@link SimulationConfig#maxRestarts()}
+ *       the real scheduler's failover (restart policy: {@link SimulationConfig#maxRestarts()}
  *       restarts, no delay); its restart set's running tasks are cancelled at once and the strategy
  *       redeploys the regions as their inputs allow. A restarted task redoes all its work.
  * </ul>
@@ -65,9 +64,10 @@ import org.jspecify.annotations.Nullable;
  * A task never starts while a BLOCKING input group produced outside its region has an unfinished
  * producer (a BLOCKING edge inside a region, left by cycle merging, is read partition by partition
  * as each producer finishes); every task attempt is deployed at most once and finishes at most
- * once; a scheduler-released partition is released at most once per producer attempt and every one
- * is released by the end of a finished job; the run never stalls with tasks left (no deadlock). A
- * violation throws {@link IllegalStateException} naming the task.
+ * once; a partition is released at most once per producer attempt and every one is released by the
+ * end of a finished job (blocking and hybrid ones as their consumers finish, pipelined ones as
+ * their region finishes); the run never stalls with tasks left (no deadlock). A violation throws
+ * {@link IllegalStateException} naming the task.
  *
  * <h2>Cost</h2>
  *
@@ -87,8 +87,7 @@ public final class JobSimulator {
     private final ExecutionTopology topology;
     private final PipelinedRegions regions;
     private final RegionInputs inputs;
-    private final RegionSchedulingStrategy strategy;
-    private final FailoverHandler handler;
+    private final JobScheduler scheduler;
     private final SimulationConfig config;
     private final FailurePlan plan;
     private final TaskRangeCursor cursor;
@@ -96,14 +95,12 @@ public final class JobSimulator {
     private final Tasks tasks;
     private final int[] unfinishedProducers; // per group, current attempts
     private final double[] groupData; // per group: the data its consumers share
-    private final IntArrayList scheduled = new IntArrayList();
-    private final LongArrayFIFOQueue requests = new LongArrayFIFOQueue(); // task << 32 | attempt
+    private final LongArrayFIFOQueue requests = new LongArrayFIFOQueue(); // AttemptId.pack
     private final IntHeapPriorityQueue freeSlots = new IntHeapPriorityQueue();
     private final PriorityQueue<Event> events = new PriorityQueue<>();
     private final BitSet released;
     private final GroupBound groupBound = new GroupBound();
     private final GroupScratch scratch = new GroupScratch();
-    private final PendingRestarts pendingRestarts;
     private final Metrics metrics = new Metrics();
     private double now;
     private long sequence;
@@ -116,17 +113,15 @@ public final class JobSimulator {
         this.graph = graph;
         this.config = config;
         this.plan = plan;
-        this.topology = ExecutionTopology.of(graph);
-        this.regions = PipelinedRegions.build(topology);
-        this.inputs = RegionInputs.of(regions);
-        this.strategy = new RegionSchedulingStrategy(inputs, new QueueingDeployer(scheduled));
         this.released = new BitSet(graph.numPartitions());
-        this.handler =
-                new FailoverHandler(
-                        inputs,
-                        strategy,
+        this.scheduler =
+                new JobScheduler(
+                        graph,
                         RestartBackoffPolicy.fixedDelay(config.maxRestarts(), Duration.ZERO),
-                        new CheckedRelease());
+                        new SimulatedWorkers());
+        this.topology = scheduler.topology();
+        this.regions = scheduler.regions();
+        this.inputs = scheduler.strategy().inputs();
         this.cursor = regions.newTaskRangeCursor();
         this.vertexRank = new int[graph.numJobVertices()];
         int[] order = graph.topologicalOrder();
@@ -136,7 +131,6 @@ public final class JobSimulator {
         this.tasks = new Tasks(graph.numTasks());
         this.unfinishedProducers = new int[topology.numGroups()];
         this.groupData = new double[topology.numGroups()];
-        this.pendingRestarts = new PendingRestarts(regions.numRegions());
         WorkSampler.sample(graph, config, tasks.work);
         for (int s = 0; s < config.slots(); s++) {
             freeSlots.enqueue(s);
@@ -198,8 +192,8 @@ public final class JobSimulator {
         }
         ran = true;
         initGroups();
-        strategy.startScheduling();
-        afterEvent();
+        scheduler.start();
+        assignSlots();
         while (failure == null && !events.isEmpty()) {
             Event event = events.poll();
             advanceTo(event.time());
@@ -208,7 +202,7 @@ public final class JobSimulator {
                 case FAIL -> onFail(event.task(), event.attempt());
                 case RESTART -> onRestart(event.handling());
             }
-            afterEvent();
+            assignSlots();
         }
         if (failure == null) {
             checkComplete();
@@ -238,17 +232,13 @@ public final class JobSimulator {
         now = time;
     }
 
-    /** Queues the regions the strategy scheduled, then gives free slots to the oldest requests. */
-    private void afterEvent() {
-        for (int i = 0; i < scheduled.size(); i++) {
-            request(scheduled.getInt(i));
-        }
-        scheduled.clear();
+    /** Gives free slots to the oldest requests. */
+    private void assignSlots() {
         while (failure == null && !freeSlots.isEmpty() && !requests.isEmpty()) {
             long request = requests.dequeueLong();
-            int task = (int) (request >>> 32);
-            int attempt = (int) request;
-            if (tasks.state[task] == QUEUED && attempt == handler.attempt(task)) {
+            int task = AttemptId.task(request);
+            int attempt = AttemptId.attempt(request);
+            if (tasks.state[task] == QUEUED && attempt == scheduler.attempt(task)) {
                 start(task, attempt, freeSlots.dequeueInt());
             }
         }
@@ -272,13 +262,13 @@ public final class JobSimulator {
             for (int task = ranges.getInt(2 * byRank[i]);
                     task < ranges.getInt(2 * byRank[i] + 1);
                     task++) {
-                int attempt = handler.attempt(task);
+                int attempt = scheduler.attempt(task);
                 if (tasks.requested[task] == attempt + 1) {
                     throw broken(task, "deployed twice in attempt " + attempt);
                 }
                 tasks.requested[task] = attempt + 1;
                 tasks.state[task] = QUEUED;
-                requests.enqueue(((long) task << 32) | attempt);
+                requests.enqueue(AttemptId.pack(task, attempt));
             }
         }
     }
@@ -326,7 +316,7 @@ public final class JobSimulator {
     }
 
     private void onFinish(int task, int attempt) {
-        if (tasks.state[task] != RUNNING || attempt != handler.attempt(task)) {
+        if (tasks.state[task] != RUNNING || attempt != scheduler.attempt(task)) {
             return; // a cancelled attempt's end
         }
         tasks.state[task] = FINISHED;
@@ -336,8 +326,9 @@ public final class JobSimulator {
         double work = tasks.work[task];
         metrics.attempt(task, tasks.slot[task], tasks.start[task], now, work, true);
         metrics.waitingInSlot += Math.max(0, now - tasks.start[task] - work);
-        if (!handler.onTaskFinished(task, attempt)) {
-            throw broken(task, "attempt " + attempt + " finished but the handler called it stale");
+        if (!scheduler.onTaskFinished(task, attempt)) {
+            throw broken(
+                    task, "attempt " + attempt + " finished but the scheduler called it stale");
         }
         int v = graph.vertexOfTask(task);
         int subtask = graph.subtaskIndex(task);
@@ -404,37 +395,32 @@ public final class JobSimulator {
                 metrics.dataToDisk += groupData[g] * scratch.available[i];
             }
             if (--tasks.pending[c] == 0) {
-                schedule(tasks.bound[c], EventKind.FINISH, c, handler.attempt(c), null);
+                schedule(tasks.bound[c], EventKind.FINISH, c, scheduler.attempt(c), null);
             }
         }
     }
 
     private void onFail(int task, int attempt) {
-        if (tasks.state[task] != RUNNING || attempt != handler.attempt(task)) {
+        if (tasks.state[task] != RUNNING || attempt != scheduler.attempt(task)) {
             return; // cancelled before it could fail
         }
         Exception cause = new SimulatedFailure(graph.taskName(task), attempt);
-        FailureHandling handling = handler.onTaskFailed(task, attempt, cause, -1);
-        switch (handling.outcome()) {
-            case RESTART -> {
-                metrics.restarts++;
-                pendingRestarts.add(handling);
-                stop(handling.restartSet());
-                schedule(now + handling.delayMillis(), EventKind.RESTART, -1, -1, handling);
-            }
-            case FAIL_JOB -> {
-                failure = handling.failure().getMessage();
-                stopAll();
-            }
-            case IGNORED -> throw broken(task, "failure of its current attempt was ignored");
+        FailureHandling handling = scheduler.onTaskFailed(task, attempt, cause);
+        if (handling instanceof FailureHandling.Restart restart) {
+            metrics.restarts++;
+            schedule(now + restart.delayMillis(), EventKind.RESTART, -1, -1, restart);
+        } else if (handling instanceof FailureHandling.FailJob failJob) {
+            failure = failJob.failure().getMessage();
+        } else {
+            throw broken(task, "failure of its current attempt was ignored");
         }
     }
 
-    private void onRestart(@Nullable FailureHandling handling) {
+    private void onRestart(FailureHandling.@Nullable Restart handling) {
         if (handling == null || failure != null) {
             return;
         }
-        pendingRestarts.restart(handler, handling);
+        scheduler.restart(handling);
     }
 
     /** Cancels the running tasks of a restart set; finished ones reopen their consumer groups. */
@@ -505,8 +491,7 @@ public final class JobSimulator {
                             + " tasks left (deadlock)");
         }
         for (int p = 0; p < graph.numPartitions(); p++) {
-            if (graph.resultType(graph.dataSetOfPartition(p)).isReleasedByScheduler()
-                    && !released.get(p)) {
+            if (!released.get(p)) {
                 throw new IllegalStateException(
                         "scheduler invariant broken: partition " + p + " was never released");
             }
@@ -518,7 +503,7 @@ public final class JobSimulator {
             EventKind kind,
             int task,
             int attempt,
-            @Nullable FailureHandling handling) {
+            FailureHandling.@Nullable Restart handling) {
         events.add(new Event(time, sequence++, kind, task, attempt, handling));
     }
 
@@ -527,11 +512,32 @@ public final class JobSimulator {
                 "scheduler invariant broken: task " + graph.taskName(task) + " " + what);
     }
 
-    /** The release tracking's listener: each partition once per producer attempt. */
-    private final class CheckedRelease implements ReleaseListener {
+    /**
+     * The scheduler's decisions in the simulation: deployed regions request slots, a restart set's
+     * tasks stop, a failed job stops everything; every released partition is checked to be released
+     * once per producer attempt.
+     */
+    private final class SimulatedWorkers implements JobScheduler.Actions {
+        @Override
+        public void deploy(IntList scheduled) {
+            for (int i = 0; i < scheduled.size(); i++) {
+                request(scheduled.getInt(i));
+            }
+        }
+
+        @Override
+        public void stop(RestartSet set) {
+            JobSimulator.this.stop(set);
+        }
+
+        @Override
+        public void stopAll() {
+            JobSimulator.this.stopAll();
+        }
+
         @Override
         public void release(int from, int to) {
-            if (failure != null || handler.isJobFailed()) {
+            if (failure != null || scheduler.failover().isJobFailed()) {
                 return; // the job failed: everything is released, checks are moot
             }
             for (int p = from; p < to; p++) {
@@ -557,7 +563,7 @@ public final class JobSimulator {
             EventKind kind,
             int task,
             int attempt,
-            @Nullable FailureHandling handling)
+            FailureHandling.@Nullable Restart handling)
             implements Comparable<Event> {
         @Override
         public int compareTo(Event other) {
