@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Finds the smallest -Xmx (in MiB) at which `benchmarks.jar heap-probe` completes the scheduler
-# lifecycle of the reference job (initialise, schedule, deploy, fail over), by bisection.
+# lifecycle of the reference job (initialise, schedule, deploy, fail over and, for Railyard, finish
+# every task so that every partition is released), by bisection.
 # Usage: scripts/min-heap.sh [PARALLELISM] [MAX_MIB] [extra heap-probe options...]
 # Prints one line: "min_heap_mib=<n> parallelism=<p>". Needs benchmarks/target/benchmarks.jar
 # (mvn -B -q package -DskipTests).

@@ -14,9 +14,10 @@ import picocli.CommandLine.Spec;
 /**
  * {@code heap-probe}: runs the reference job's whole scheduler lifecycle once — initialise,
  * schedule the sources, finish them (which schedules the sinks), create and encode every task's
- * deployment descriptor, fail one source task and restart it — and exits 0, or fails with an {@code
- * OutOfMemoryError} (exit code 1) when the heap is too small. {@code scripts/min-heap.sh} bisects
- * {@code -Xmx} over it to find the smallest heap that works.
+ * deployment descriptor, fail one source task and restart it, then (Railyard's {@link Lifecycle},
+ * not Flink's probe) finish every task so that every partition is released — and exits 0, or fails
+ * with an {@code OutOfMemoryError} (exit code 1) when the heap is too small. {@code
+ * scripts/min-heap.sh} bisects {@code -Xmx} over it to find the smallest heap that works.
  */
 @Command(
         name = "heap-probe",

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The command line as a separate process (ARCHITECTURE.md, reliability rows 31 and 36): stopped
  * with SIGTERM mid-run it deletes its files; killed with SIGKILL, the next run sweeps what it left
- * and nothing else; and without {@code -Djdk.attach.allowAttachSelf} JOL's warnings stay off
- * stdout.
+ * and nothing else; without {@code -Djdk.attach.allowAttachSelf} JOL's warnings stay off stdout;
+ * and a command that loads Flink prints no SLF4J banner on stderr (the no-op binding is on the
+ * class path).
  */
 @EnabledOnOs(OS.LINUX)
 class CliProcessTest {
@@ -72,6 +73,19 @@ class CliProcessTest {
         assertThat(out).startsWith("shape").doesNotContainIgnoringCase("warning");
         assertThat(out.lines()).hasSize(1 + 5 + 1); // header, a row per shape, "JSON written"
         assertThat(new ObjectMapper().readTree(json.toFile()).path("rows").size()).isEqualTo(5);
+    }
+
+    @Test
+    void flinkCommand_printsNoSlf4jBanner() throws Exception {
+        // The quickest command whose Flink classes log: without a binding, SLF4J 1.7 announces
+        // "Failed to load class org.slf4j.impl.StaticLoggerBinder" on stderr.
+        Process child = start("heap-probe", "--system", "flink", "--parallelism", "10");
+
+        assertThat(child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        String err = read(dir.resolve("stderr"));
+        assertThat(child.exitValue()).as("exit code; stderr: %s", err).isZero();
+        assertThat(read(dir.resolve("stdout"))).startsWith("flink lifecycle");
+        assertThat(err.lines()).as("stderr").noneMatch(line -> line.startsWith("SLF4J:"));
     }
 
     private static String[] shuffleArgs(Path shuffle) {

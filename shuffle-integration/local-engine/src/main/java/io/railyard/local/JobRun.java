@@ -225,7 +225,10 @@ final class JobRun implements WorkerGateway {
             try {
                 released.partition().release();
             } catch (IOException e) {
-                // Its files are retried by the worker at close; the leak count shows them.
+                // Not lost: files still there after the job count in JobResult.leakedFiles, and
+                // the engine's close deletes its whole directory. A HybridPartition also records
+                // them with its worker, whose close retries them; a blocking (sort or hash)
+                // partition's release does not, so nothing retries those before that.
             }
         }
     }

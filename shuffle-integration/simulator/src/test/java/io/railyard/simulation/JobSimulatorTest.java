@@ -234,10 +234,10 @@ class JobSimulatorTest {
     }
 
     /**
-     * The README's q4-like scenario: scan -> join -> agg (100 each), 150 slots, one join subtask
-     * 34x the mean. Hybrid's makespan is the hot subtask's work (it hides the other stages);
-     * blocking adds the slowest scan and the slowest agg task to it — the reason the reduction is
-     * the share of those two in blocking's makespan.
+     * The q4-like scenario of docs/RESULTS.md: scan -> join -> agg (100 each), 150 slots, one join
+     * subtask 34x the mean. Hybrid's makespan is the hot subtask's work (it hides the other
+     * stages); blocking adds the slowest scan and the slowest agg task to it — the reason the
+     * reduction is the share of those two in blocking's makespan.
      */
     @ParameterizedTest
     @ValueSource(strings = {"constant:10", "lognormal:10:0.5"})

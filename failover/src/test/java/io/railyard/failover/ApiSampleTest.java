@@ -8,16 +8,19 @@ import io.railyard.regions.scheduling.RegionInputs;
 import io.railyard.regions.scheduling.RegionSchedulingStrategy;
 import io.railyard.regions.scheduling.TestingRegionDeployer;
 import io.railyard.topology.JobGraph;
-import io.railyard.topology.ReadmeJob;
+import io.railyard.topology.SampleJob;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The failover sample of README.md, kept compiling and true. */
-class ReadmeSampleTest {
+/**
+ * Failover as a user walks it on {@link SampleJob}: a failed sink restarts alone with the policy's
+ * 1 s back-off, and {@code restart} redeploys its region at once.
+ */
+class ApiSampleTest {
 
     @Test
-    void readmeSample_runsAsDocumented() {
-        JobGraph graph = ReadmeJob.graph();
+    void sinkFailure_onTheSampleJob_restartsTheSinkAlone() {
+        JobGraph graph = SampleJob.graph();
         int sink7 = graph.task(graph.vertexId("sink"), 7);
         TestingRegionDeployer deployer = new TestingRegionDeployer();
         RegionInputs inputs = RegionInputs.of(PipelinedRegions.build(ExecutionTopology.of(graph)));

@@ -4,18 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.JobGraph;
-import io.railyard.topology.ReadmeJob;
+import io.railyard.topology.SampleJob;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The deployment sample of README.md, kept compiling and true. */
-class ReadmeSampleTest {
+/**
+ * Deployment descriptors as a user walks them on {@link SampleJob}: a sink's descriptor with its
+ * large consumed group offloaded to the blob store, and a worker resolving it.
+ */
+class ApiSampleTest {
 
     @Test
-    void readmeSample_runsAsDocumented(@TempDir Path blobDirectory) throws IOException {
-        JobGraph graph = ReadmeJob.graph();
+    void sinkDescriptor_onTheSampleJob_isOffloadedAndResolvedOnTheWorker(
+            @TempDir Path blobDirectory) throws IOException {
+        JobGraph graph = SampleJob.graph();
         ExecutionTopology topology = ExecutionTopology.of(graph);
         int sink7 = graph.task(graph.vertexId("sink"), 7);
         JobId jobId = JobId.parse("00000000000000000000000000000007");

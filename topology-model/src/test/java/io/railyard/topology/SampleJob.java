@@ -1,14 +1,14 @@
 package io.railyard.topology;
 
 /**
- * The job of README.md's code samples: source(10,000) → map(4,000) POINTWISE PIPELINED, map →
- * sink(10,000) ALL_TO_ALL BLOCKING. One place, so every module's README sample test reads the same
- * job the README shows.
+ * The job of the modules' API sample tests ({@code ApiSampleTest}): source(10,000) → map(4,000)
+ * POINTWISE PIPELINED, map → sink(10,000) ALL_TO_ALL BLOCKING. One place, so that every module's
+ * sample walks the same job.
  */
-public final class ReadmeJob {
-    private ReadmeJob() {}
+public final class SampleJob {
+    private SampleJob() {}
 
-    /** Builds the job exactly as the README's sample does. */
+    /** Builds the sample job. */
     public static JobGraph graph() {
         return JobGraph.builder()
                 .addVertex("source", 10_000)

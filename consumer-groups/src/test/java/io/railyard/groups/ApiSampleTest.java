@@ -4,17 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
-import io.railyard.topology.ReadmeJob;
+import io.railyard.topology.SampleJob;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The code sample of README.md, kept compiling and true. */
-class ReadmeSampleTest {
+/**
+ * The consumer-group API as a user walks it on {@link SampleJob}: a task's consumed group, the
+ * partitions in it and their producers, and who reads a partition.
+ */
+class ApiSampleTest {
 
     @Test
-    void readmeSample_runsAsDocumented() {
-        JobGraph graph = ReadmeJob.graph();
+    void groupLookups_onTheSampleJob_giveProducersAndReaders() {
+        JobGraph graph = SampleJob.graph();
 
         ExecutionTopology topology = ExecutionTopology.of(graph);
 

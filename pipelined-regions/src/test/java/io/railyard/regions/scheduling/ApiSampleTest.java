@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.regions.PipelinedRegions;
 import io.railyard.topology.JobGraph;
-import io.railyard.topology.ReadmeJob;
+import io.railyard.topology.SampleJob;
 import org.junit.jupiter.api.Test;
 
-/** The regions and scheduling sample of README.md, kept compiling and true. */
-class ReadmeSampleTest {
+/**
+ * Regions and region scheduling as a user walks them on {@link SampleJob}: a task's region, the
+ * regions deployed at start, and a sink region that waits for every map.
+ */
+class ApiSampleTest {
 
     @Test
-    void readmeSample_runsAsDocumented() {
-        JobGraph graph = ReadmeJob.graph();
+    void scheduling_onTheSampleJob_deploysSourceAndMapRegionsFirst() {
+        JobGraph graph = SampleJob.graph();
         ExecutionTopology topology = ExecutionTopology.of(graph);
         int sink7 = graph.task(graph.vertexId("sink"), 7);
         TestingRegionDeployer deployer = new TestingRegionDeployer();
