@@ -1,12 +1,9 @@
 package io.railyard.benchmarks.procedures;
 
-import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.JobId;
-import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.jobmaster.JobMaster;
-import io.railyard.jobmaster.TaskPlacement;
 import io.railyard.jobmaster.WorkerGateway;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
@@ -16,13 +13,13 @@ import java.util.List;
 
 /**
  * The JobManager core ({@link JobMaster}) of a job, built and not started, on {@link
- * DeployProcedures#WORKERS} workers with round-robin placement and, unless one is given, a gateway
- * that ships nothing: what the report's "initialization" procedure builds and what its memory rows
- * weigh with JOL — the whole state an embedding master holds for the job (job graph, topology and
- * groups, regions, the scheduling strategy's counters, failover with partition availability,
- * release counters and attempts, the shuffle master's placement, the worker table and the
- * descriptor cache). Flink's counterpart is its initialised execution graph. Its parts are named
- * classes, not lambdas, so that JOL can walk them.
+ * DeployProcedures#WORKERS} workers with round-robin placement (the default) and, unless one is
+ * given, a gateway that ships nothing: what the report's "initialization" procedure builds and what
+ * its memory rows weigh with JOL — the whole state an embedding master holds for the job (job
+ * graph, topology and groups, regions, the scheduling strategy's counters, failover with partition
+ * availability, release counters and attempts, the shuffle master's placement, the worker table and
+ * the descriptor cache). Flink's counterpart is its initialised execution graph. Its parts are
+ * named classes, not lambdas, so that JOL can walk them.
  */
 public final class IdleJobMaster {
     private IdleJobMaster() {}
@@ -49,32 +46,10 @@ public final class IdleJobMaster {
         for (int w = 0; w < DeployProcedures.WORKERS; w++) {
             workers.add("worker-" + w + ":6121");
         }
-        return new JobMaster(
-                new JobId(0, graph.numTasks()),
-                graph,
-                new WorkerTable(workers),
-                new RoundRobin(DeployProcedures.WORKERS),
-                gateway,
-                RestartBackoffPolicy.fixedDelay(3, Duration.ofSeconds(1)),
-                new InMemoryBlobStore(),
-                OffloadOptions.DEFAULT);
-    }
-
-    /** Places tasks on workers in turn. */
-    private static final class RoundRobin implements TaskPlacement {
-        private final int workers;
-        private int next;
-
-        RoundRobin(int workers) {
-            this.workers = workers;
-        }
-
-        @Override
-        public int workerFor(int task) {
-            int worker = next;
-            next = (next + 1) % workers;
-            return worker;
-        }
+        return JobMaster.builder(graph, new WorkerTable(workers), gateway)
+                .jobId(new JobId(0, graph.numTasks()))
+                .restartPolicy(RestartBackoffPolicy.fixedDelay(3, Duration.ofSeconds(1)))
+                .build();
     }
 
     /** Ships nothing. */

@@ -1,9 +1,13 @@
 package io.railyard.jobmaster;
 
+import static java.util.Objects.requireNonNull;
+
 import io.railyard.deployment.BlobStore;
 import io.railyard.deployment.DeploymentDescriptors;
+import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.JobId;
 import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.FailureHandling;
 import io.railyard.failover.RestartBackoffPolicy;
@@ -25,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>Deploying: when the scheduler deploys regions, every task of them is placed first ({@link
  *       TaskPlacement}, so producers and consumers deployed together know each other's workers),
- *       then each gets its descriptor, encoded once per consumed group and cached, and is deployed.
+ *       then each gets its descriptor, encoded once per consumed group and cached, and is deployed
+ *       — within the event, or in slices between which the main thread serves other events ({@link
+ *       Builder#deployInSlices}; a restart decided between two slices drops the restarted regions'
+ *       tasks not deployed yet).
  *   <li>A failure ({@link #onTaskFailed}) may name the lost partition with its attempt: a report
  *       about an older attempt's partition does not mark the current one lost. On a restart
  *       decision the restart set's running tasks are cancelled, their partitions released on their
@@ -43,6 +50,10 @@ import org.jspecify.annotations.Nullable;
  * its descriptor and per released partition one gateway call.
  */
 public final class JobMaster implements AutoCloseable {
+    /** One slice of unbounded size: everything within the event. */
+    private static final SliceBudget ONE_SLICE =
+            new SliceBudget(Integer.MAX_VALUE, Long.MAX_VALUE, System::nanoTime);
+
     private final JobGraph graph;
     private final JobScheduler scheduler;
     private final ShuffleMaster shuffle;
@@ -50,31 +61,38 @@ public final class JobMaster implements AutoCloseable {
     private final WorkerGateway gateway;
     private final TaskPlacement placement;
     private final TaskRangeCursor cursor;
+    private final DeploymentQueue deployments;
+    private final @Nullable MainThreadExecutor mainThread; // null: deploy within the event
+    private boolean slicePosted; // a slice step is queued on the main thread
     // The first I/O failure of the current event's actions (the rest suppressed in it), thrown
     // once the scheduler has returned.
     private @Nullable IOException eventFailure;
 
-    /**
-     * The JobManager core of {@code graph}, run on {@code workers}; nothing is deployed until
-     * {@link #start()}.
-     */
-    public JobMaster(
-            JobId job,
-            JobGraph graph,
-            WorkerTable workers,
-            TaskPlacement placement,
-            WorkerGateway gateway,
-            RestartBackoffPolicy policy,
-            BlobStore blobs,
-            OffloadOptions offload) {
-        this.graph = graph;
-        this.scheduler = new JobScheduler(graph, policy, new GatewayActions());
-        this.shuffle = new ShuffleMaster(graph, workers, scheduler.failover());
+    private JobMaster(Builder builder) {
+        this.graph = builder.graph;
+        this.scheduler = new JobScheduler(graph, builder.policy, new GatewayActions());
+        this.shuffle = new ShuffleMaster(graph, builder.workers, scheduler.failover());
         this.descriptors =
-                new DeploymentDescriptors(job, scheduler.topology(), shuffle, blobs, offload);
-        this.gateway = gateway;
-        this.placement = placement;
+                new DeploymentDescriptors(
+                        builder.jobId,
+                        scheduler.topology(),
+                        shuffle,
+                        builder.blobs,
+                        builder.offload);
+        this.gateway = builder.gateway;
+        this.placement = builder.placement;
         this.cursor = scheduler.regions().newTaskRangeCursor();
+        this.deployments =
+                new DeploymentQueue(descriptors, scheduler.failover()::attempt, builder.budget);
+        this.mainThread = builder.mainThread;
+    }
+
+    /**
+     * A builder of the JobManager core of {@code graph}, whose tasks run on {@code workers} and are
+     * reached through {@code gateway}. See {@link Builder} for the settings and their defaults.
+     */
+    public static Builder builder(JobGraph graph, WorkerTable workers, WorkerGateway gateway) {
+        return new Builder(graph, workers, gateway);
     }
 
     /**
@@ -184,7 +202,17 @@ public final class JobMaster implements AutoCloseable {
     @Override
     public void close() throws IOException {
         scheduler.enter();
+        deployments.clear();
         descriptors.close();
+    }
+
+    /**
+     * Whether scheduled tasks wait for a deployment slice (only with {@link
+     * Builder#deployInSlices}).
+     */
+    public boolean hasPendingDeployments() {
+        scheduler.checkMainThread();
+        return deployments.hasMore();
     }
 
     private void throwEventFailure() throws IOException {
@@ -225,6 +253,39 @@ public final class JobMaster implements AutoCloseable {
         }
     }
 
+    /**
+     * Deploys queued tasks: all of them now, or — deploying in slices — one slice now and the rest
+     * in steps on the main thread, one slice a step.
+     */
+    private void deployQueued() throws IOException {
+        if (mainThread == null) {
+            while (deployments.runSlice(this::ship)) {
+                // one slice after another, within the event
+            }
+        } else if (!slicePosted && deployments.runSlice(this::ship)) {
+            postSlice(mainThread);
+        }
+    }
+
+    private void postSlice(MainThreadExecutor executor) {
+        slicePosted = true;
+        executor.execute(this::deployNextSlice);
+    }
+
+    /** One deployment slice, as a main-thread step; queues the next while tasks remain. */
+    private void deployNextSlice() throws IOException {
+        scheduler.enter();
+        slicePosted = false;
+        MainThreadExecutor executor = mainThread;
+        if (executor != null && deployments.runSlice(this::ship)) {
+            postSlice(executor);
+        }
+    }
+
+    private void ship(int task, int attempt, byte[] descriptor) throws IOException {
+        gateway.deploy(shuffle.workerOfTask(task), descriptor);
+    }
+
     /** What the scheduler's decisions do here: place and deploy, cancel, release. */
     private final class GatewayActions implements JobScheduler.Actions {
         @Override
@@ -232,22 +293,15 @@ public final class JobMaster implements AutoCloseable {
             for (int i = 0; i < regions.size(); i++) {
                 cursor.reset(regions.getInt(i));
                 while (cursor.next()) {
+                    int attempt = scheduler.failover().attempt(cursor.start());
                     for (int task = cursor.start(); task < cursor.end(); task++) {
                         shuffle.place(task, placement.workerFor(task));
                     }
+                    deployments.add(cursor.start(), cursor.end(), attempt);
                 }
             }
             try {
-                for (int i = 0; i < regions.size(); i++) {
-                    cursor.reset(regions.getInt(i));
-                    while (cursor.next()) {
-                        for (int task = cursor.start(); task < cursor.end(); task++) {
-                            byte[] descriptor =
-                                    descriptors.create(task, scheduler.attempt(task)).encode();
-                            gateway.deploy(shuffle.workerOfTask(task), descriptor);
-                        }
-                    }
-                }
+                deployQueued();
             } catch (IOException e) {
                 failed(e);
             }
@@ -262,6 +316,7 @@ public final class JobMaster implements AutoCloseable {
 
         @Override
         public void stop(RestartSet tasks) {
+            deployments.invalidate();
             for (int i = 0; i < tasks.numRanges(); i++) {
                 int v = tasks.rangeVertex(i);
                 for (int task = tasks.rangeStart(i); task < tasks.rangeEnd(i); task++) {
@@ -273,12 +328,102 @@ public final class JobMaster implements AutoCloseable {
 
         @Override
         public void stopAll() {
+            deployments.clear();
             for (int task = 0; task < graph.numTasks(); task++) {
                 int worker = shuffle.workerOfTask(task);
                 if (worker >= 0) {
                     gateway.cancel(worker, task, scheduler.attempt(task));
                 }
             }
+        }
+    }
+
+    /**
+     * The settings of a {@link JobMaster}; every one but the graph, the workers and the gateway has
+     * a default. Not thread-safe; {@link #build} on the thread that will own the JobMaster.
+     */
+    public static final class Builder {
+        private final JobGraph graph;
+        private final WorkerTable workers;
+        private final WorkerGateway gateway;
+        private JobId jobId;
+        private TaskPlacement placement;
+        private RestartBackoffPolicy policy = RestartBackoffPolicy.noRestart();
+        private BlobStore blobs = new InMemoryBlobStore();
+        private OffloadOptions offload = OffloadOptions.DEFAULT;
+        private SliceBudget budget = ONE_SLICE;
+        private @Nullable MainThreadExecutor mainThread;
+
+        private Builder(JobGraph graph, WorkerTable workers, WorkerGateway gateway) {
+            this.graph = requireNonNull(graph, "graph");
+            this.workers = requireNonNull(workers, "workers");
+            this.gateway = requireNonNull(gateway, "gateway");
+            this.jobId = new JobId(System.nanoTime(), graph.numTasks());
+            this.placement = new RoundRobin(workers.size());
+        }
+
+        /** The job's id, named in descriptors (default: made from the clock and the task count). */
+        public Builder jobId(JobId id) {
+            this.jobId = requireNonNull(id, "id");
+            return this;
+        }
+
+        /** Where each task runs (default: round-robin over the workers in deployment order). */
+        public Builder placement(TaskPlacement placement) {
+            this.placement = requireNonNull(placement, "placement");
+            return this;
+        }
+
+        /** When to restart after a failure and when to give up (default: never restart). */
+        public Builder restartPolicy(RestartBackoffPolicy policy) {
+            this.policy = requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Where large descriptor groups are offloaded, and which are (default: an in-memory store,
+         * {@link OffloadOptions#DEFAULT}).
+         */
+        public Builder blobs(BlobStore blobs, OffloadOptions offload) {
+            this.blobs = requireNonNull(blobs, "blobs");
+            this.offload = requireNonNull(offload, "offload");
+            return this;
+        }
+
+        /**
+         * Deploys scheduled tasks in slices of {@code budget} (e.g. {@link SliceBudget#DEFAULT}:
+         * 10,000 descriptors or 5 ms): the first slice within the event that scheduled them, each
+         * further one as a step {@code mainThread} runs later, so that other events are served in
+         * between. Default: every scheduled task is deployed within its event.
+         */
+        public Builder deployInSlices(SliceBudget budget, MainThreadExecutor mainThread) {
+            this.budget = requireNonNull(budget, "budget");
+            this.mainThread = requireNonNull(mainThread, "mainThread");
+            return this;
+        }
+
+        /**
+         * The JobMaster; the calling thread becomes its main thread. O(tasks + groups + regions).
+         */
+        public JobMaster build() {
+            return new JobMaster(this);
+        }
+    }
+
+    /** Places tasks on workers in turn, in deployment order. */
+    private static final class RoundRobin implements TaskPlacement {
+        private final int workers;
+        private int next;
+
+        RoundRobin(int workers) {
+            this.workers = workers;
+        }
+
+        @Override
+        public int workerFor(int task) {
+            int worker = next;
+            next = next + 1 == workers ? 0 : next + 1;
+            return worker;
         }
     }
 }

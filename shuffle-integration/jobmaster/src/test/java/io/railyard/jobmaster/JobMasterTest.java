@@ -9,6 +9,7 @@ import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.InputDescriptor;
 import io.railyard.deployment.JobId;
 import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.deployment.WorkerTable;
@@ -81,15 +82,12 @@ class JobMasterTest {
 
     private JobMaster master(JobGraph graph, RestartBackoffPolicy policy) {
         WorkerTable workers = new WorkerTable(List.of("w0:1", "w1:1", "w2:1"));
-        return new JobMaster(
-                JOB,
-                graph,
-                workers,
-                task -> task % WORKERS,
-                gateway,
-                policy,
-                blobs,
-                OffloadOptions.NEVER);
+        return JobMaster.builder(graph, workers, gateway)
+                .jobId(JOB)
+                .placement(task -> task % WORKERS)
+                .restartPolicy(policy)
+                .blobs(blobs, OffloadOptions.NEVER)
+                .build();
     }
 
     private static RestartBackoffPolicy retries() {
@@ -273,6 +271,76 @@ class JobMasterTest {
         assertThatThrownBy(elsewhere::get)
                 .isInstanceOf(ExecutionException.class)
                 .hasRootCauseInstanceOf(IllegalStateException.class);
+    }
+
+    /** A graph of one PIPELINED region of 2 × {@code parallelism} tasks. */
+    private static JobGraph pipelined(int parallelism) {
+        return JobGraph.builder()
+                .addVertex("source", parallelism)
+                .addVertex("sink", parallelism)
+                .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
+                .build();
+    }
+
+    private JobMaster sliced(JobGraph graph, int tasksPerSlice, List<MainThreadExecutor.Step> q) {
+        return JobMaster.builder(graph, new WorkerTable(List.of("w0:1", "w1:1", "w2:1")), gateway)
+                .jobId(JOB)
+                .placement(task -> task % WORKERS)
+                .restartPolicy(retries())
+                .blobs(blobs, OffloadOptions.NEVER)
+                .deployInSlices(SliceBudget.ofTasks(tasksPerSlice), q::add)
+                .build();
+    }
+
+    /** Runs the queued main-thread steps, the ones they queue included; how many ran. */
+    private static int runSteps(List<MainThreadExecutor.Step> queue) throws IOException {
+        int ran = 0;
+        while (!queue.isEmpty()) {
+            queue.remove(0).run();
+            ran++;
+        }
+        return ran;
+    }
+
+    @Test
+    void deployingInSlices_shipsTheSameDescriptors_aSliceAStep() throws IOException {
+        JobGraph graph = pipelined(10);
+        JobMaster oneGo = master(graph, retries());
+        oneGo.start();
+        List<TaskDeploymentDescriptor> expected = List.copyOf(gateway.deployed);
+        List<Integer> expectedWorkers = List.copyOf(gateway.deployedOn);
+        gateway.clear();
+        List<MainThreadExecutor.Step> steps = new ArrayList<>();
+
+        JobMaster master = sliced(graph, 3, steps);
+        master.start();
+
+        assertThat(gateway.tasks()).as("the first slice, within the event").hasSize(3);
+        assertThat(master.hasPendingDeployments()).isTrue();
+        assertThat(runSteps(steps)).as("17 tasks left, 3 a slice").isEqualTo(6);
+        assertThat(master.hasPendingDeployments()).isFalse();
+        assertThat(gateway.deployed).isEqualTo(expected);
+        assertThat(gateway.deployedOn).isEqualTo(expectedWorkers);
+    }
+
+    @Test
+    void aRestartBetweenSlices_dropsTheRestartedRegionsTasksNotDeployedYet() throws IOException {
+        JobGraph graph = pipelined(4);
+        List<MainThreadExecutor.Step> steps = new ArrayList<>();
+        JobMaster master = sliced(graph, 2, steps);
+        master.start();
+        assertThat(gateway.tasks()).containsExactly(0, 1);
+
+        FailureHandling handling = master.onTaskFailed(0, 0, failure);
+        runSteps(steps);
+
+        assertThat(gateway.tasks()).as("nothing of the stopped attempt").containsExactly(0, 1);
+        assertThat(gateway.cancelled).contains("0.0@0", "1.0@1");
+        gateway.clear();
+        master.restart(FailureHandlings.restart(handling));
+        runSteps(steps);
+        assertThat(gateway.tasks()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThat(gateway.deployed).allMatch(d -> d.attempt() == 1);
     }
 
     private GroupDescriptors resolve(InputDescriptor input) throws IOException {

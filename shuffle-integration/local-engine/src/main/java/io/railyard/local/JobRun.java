@@ -2,8 +2,8 @@ package io.railyard.local;
 
 import com.google.common.collect.ImmutableMap;
 import io.railyard.deployment.InMemoryBlobStore;
-import io.railyard.deployment.JobId;
 import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.deployment.WorkerTable;
@@ -70,7 +70,6 @@ final class JobRun implements WorkerGateway {
     private final @Nullable Tally[] committed; // main thread
     private int numFinished; // main thread
     private int restarts; // main thread
-    private int nextWorker; // main thread
     private long committedRecords; // main thread
     // What counts() returns: published by the main thread after each change of the three.
     private volatile Counts counts = new Counts(0, 0, 0);
@@ -111,15 +110,11 @@ final class JobRun implements WorkerGateway {
         onMain(
                 () -> {
                     JobMaster created =
-                            new JobMaster(
-                                    new JobId(System.nanoTime(), graph.numTasks()),
-                                    graph,
-                                    new WorkerTable(locations),
-                                    task -> nextWorker++ % workers.size(),
-                                    this,
-                                    policy,
-                                    blobs,
-                                    offload);
+                            JobMaster.builder(graph, new WorkerTable(locations), this)
+                                    .restartPolicy(policy)
+                                    .blobs(blobs, offload)
+                                    .deployInSlices(SliceBudget.DEFAULT, step -> onMain(step::run))
+                                    .build();
                     master = created;
                     created.start();
                 });
