@@ -225,14 +225,15 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
      */
     final void publishResident(boolean broadcast, int[] sectionStart, Page[] pages, int[] starts)
             throws IOException {
-        HybridRegion region = new HybridRegion(broadcast, sectionStart, pages, starts);
         boolean full = partition.mode() == HybridPartition.Mode.FULL;
-        region.writing = full;
-        if (!partition.publish(region)) {
+        HybridRegion region;
+        try {
+            region = partition.publishResident(broadcast, sectionStart, pages, starts, full);
+        } catch (PartitionLostException lost) {
             for (Page page : pages) {
                 owner.recycle(page);
             }
-            throw lost();
+            throw lost;
         }
         if (full) {
             long at = dataEnd;
@@ -251,11 +252,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     /** Publishes a region written to the data file at {@code fileOffset} only. */
     final void publishOnDisk(boolean broadcast, int[] sectionStart, long fileOffset)
             throws PartitionLostException {
-        HybridRegion region = new HybridRegion(broadcast, sectionStart, null, null);
-        region.fileOffset = fileOffset;
-        if (!partition.publish(region)) {
-            throw lost();
-        }
+        partition.publishOnDisk(broadcast, sectionStart, fileOffset);
     }
 
     /** Appends {@code page[position, limit)} to the data file. */
@@ -286,13 +283,5 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
             return null;
         }
         return owner.tryRequest();
-    }
-
-    private PartitionLostException lost() {
-        PartitionLostException lost = partition.lostException();
-        return lost != null
-                ? lost
-                : new PartitionLostException(
-                        partition.name(), partition.id(), "the partition is lost", null);
     }
 }

@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
@@ -37,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  * to raise.
  *
  * <p>Thread-safe: tasks on any thread create writers and gates; each writer and gate is then owned
- * by its task's thread.
+ * by its task's thread. The worker's monitor guards its lifecycle and is the outermost lock of the
+ * shuffle layer (the lock order is in the {@code io.railyard.shuffle} package documentation). If
+ * the IO thread dies of an uncaught error, every open gate fails with an {@link
+ * IllegalStateException} naming it, and no gate opens any more.
  */
 public final class ShuffleWorker implements AutoCloseable {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
@@ -51,6 +55,8 @@ public final class ShuffleWorker implements AutoCloseable {
     private final LeftoverFiles leftovers = new LeftoverFiles();
     private final HybridCounters hybrid = new HybridCounters();
     private final Set<InputGate> openGates = ConcurrentHashMap.newKeySet();
+
+    @GuardedBy("this")
     private boolean closed;
 
     /**
@@ -70,7 +76,18 @@ public final class ShuffleWorker implements AutoCloseable {
         BufferOwner owner =
                 pool.register("read scheduler", pages, ShuffleOptions.READ_BATCH_PAGES_KEY, null);
         List<Page> staging = takePages(owner, pages);
-        this.scheduler = new IoScheduler(options, owner, staging, "railyard-shuffle-io");
+        this.scheduler =
+                new IoScheduler(options, owner, staging, "railyard-shuffle-io", this::ioThreadDied);
+    }
+
+    /**
+     * The IO thread died of {@code cause}: every open gate fails (a gate opening meanwhile fails
+     * itself, see {@link #openGate}). On the dying thread.
+     */
+    private void ioThreadDied(Throwable cause) {
+        for (InputGate gate : openGates) {
+            gate.ioThreadDied(cause);
+        }
     }
 
     /** The settings. */
@@ -264,10 +281,13 @@ public final class ShuffleWorker implements AutoCloseable {
      * A gate reading {@code subpartition} of each of {@code partitions} (channel i reads
      * partitions[i]; blocking and hybrid ones may be mixed); starts reading at once. Its guarantee
      * is {@code shuffle.read.gate-pages}.
+     *
+     * @throws IllegalStateException if the worker is closed, or its IO thread died
      */
     public synchronized InputGate openGate(
             String name, List<? extends ResultPartition> partitions, int subpartition) {
         checkState(!closed, "shuffle worker closed");
+        checkIoThreadAlive();
         for (ResultPartition partition : partitions) {
             partition.checkSubpartition(subpartition);
             checkArgument(!partition.isReleased(), "partition '%s' was released", partition.name());
@@ -288,7 +308,19 @@ public final class ShuffleWorker implements AutoCloseable {
                         openGates::remove);
         openGates.add(gate);
         gate.start();
+        Throwable died = scheduler.deathCause(); // after the add: ioThreadDied may have missed it
+        if (died != null) {
+            gate.ioThreadDied(died);
+        }
         return gate;
+    }
+
+    private void checkIoThreadAlive() {
+        Throwable died = scheduler.deathCause();
+        if (died != null) {
+            throw new IllegalStateException(
+                    "shuffle worker cannot read any more: its IO thread died of " + died, died);
+        }
     }
 
     /** The IO thread's scheduler (tests park it to order a round). */
@@ -402,7 +434,9 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     private void checkWriter(String name, int numSubpartitions) {
-        checkState(!closed, "shuffle worker closed");
+        synchronized (this) {
+            checkState(!closed, "shuffle worker closed");
+        }
         checkArgument(
                 NAME.matcher(name).matches(),
                 "partition name must be 1 to 128 of [A-Za-z0-9._-], not starting with '.', was"

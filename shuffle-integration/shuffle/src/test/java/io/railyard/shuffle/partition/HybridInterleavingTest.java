@@ -24,9 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Interleavings of a hybrid partition's threads that {@link HybridStressTest} reaches only by
  * chance, forced here: the test holds a monitor another thread needs next (a gate's, or the
- * partition's, whose lock order ARCHITECTURE.md states), waits until that thread is blocked on it,
- * acts, and lets go (Reliability invariant 5: liveness). Each wait for a thread to arrive is
- * bounded by a watchdog ({@link ShuffleHarness#awaitUntil}); no time is measured.
+ * partition's, in the lock order of the io.railyard.shuffle package documentation), waits until
+ * that thread is blocked on it, acts, and lets go (Reliability invariant 5: liveness). Each wait
+ * for a thread to arrive is bounded by a watchdog ({@link ShuffleHarness#awaitUntil}); no time is
+ * measured.
  */
 class HybridInterleavingTest {
     private static final String IO_THREAD = "railyard-shuffle-io";

@@ -373,7 +373,7 @@ class HybridModelTest {
             if (mode == Mode.SELECTIVE && attachedEver[s]) {
                 note("second attach of " + s + " (must fail)");
                 cover("second attaches refused", 1);
-                assertThatThrownBy(() -> rig.partition.attach(s))
+                assertThatThrownBy(() -> rig.partition.attach(s, () -> {}))
                         .as("second attach of selective subpartition %s", s)
                         .isInstanceOf(PartitionLostException.class)
                         .hasMessageContaining("subpartition " + s)
@@ -451,8 +451,8 @@ class HybridModelTest {
                         .isTrue();
             }
             checked[s] = reader.records.size();
-            int region = reader.reader.region;
-            int offset = reader.reader.offset;
+            int region = reader.reader.region();
+            int offset = reader.reader.offset();
             assertThat(
                             region > lastRegion[s]
                                     || (region == lastRegion[s] && offset >= lastOffset[s]))
@@ -774,7 +774,7 @@ class HybridModelTest {
                     .isEqualTo(present == null ? 0 : present.pagesInUse());
             assertThat(Files.exists(rig.dataFile)).as("data file after release").isFalse();
             assertThat(Files.exists(rig.spillFile)).as("spill file after release").isFalse();
-            assertThatThrownBy(() -> rig.partition.attach(0))
+            assertThatThrownBy(() -> rig.partition.attach(0, () -> {}))
                     .isInstanceOf(PartitionLostException.class);
             if (present != null) {
                 competitorLeaves(present);

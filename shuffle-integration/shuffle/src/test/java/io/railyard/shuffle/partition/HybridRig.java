@@ -141,7 +141,7 @@ final class HybridRig implements AutoCloseable {
 
     /** A reader of {@code subpartition}, attached now. */
     TestReader attach(int subpartition) throws IOException {
-        return new TestReader(partition.attach(subpartition), options);
+        return new TestReader(partition.attach(subpartition, () -> {}), options);
     }
 
     /**
@@ -208,7 +208,7 @@ final class HybridRig implements AutoCloseable {
 
         TestReader(HybridReader reader, ShuffleOptions options) {
             this.reader = reader;
-            this.subpartition = reader.subpartition;
+            this.subpartition = reader.subpartition();
             this.codec = new FrameCodec(options);
             int pageSize = options.pageSizeBytes();
             ByteBuffer[] run = new ByteBuffer[options.readBatchPages()];
@@ -240,7 +240,7 @@ final class HybridRig implements AutoCloseable {
 
         /** As the IO scheduler ends a channel: at the end ({@code completed}) or abandoned. */
         void detach(boolean completed) {
-            reader.partition.detach(reader, completed);
+            reader.partition().detach(reader, completed);
         }
 
         private boolean accept(FrameHeader header, ByteBuffer stored, FrameContext at)
