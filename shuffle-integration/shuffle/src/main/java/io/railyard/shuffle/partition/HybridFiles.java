@@ -23,8 +23,7 @@ import org.jspecify.annotations.Nullable;
  * interleave, and the spill file's length is confined to that thread.
  */
 final class HybridFiles {
-    private final String partition;
-    private final @Nullable PartitionId id;
+    private final PartitionId id;
     private final Path dataFile;
     private final Path spillFile;
 
@@ -43,8 +42,7 @@ final class HybridFiles {
     // Confined to the IO thread, which alone spills.
     private long spillEnd;
 
-    HybridFiles(String partition, @Nullable PartitionId id, Path dataFile, Path spillFile) {
-        this.partition = partition;
+    HybridFiles(PartitionId id, Path dataFile, Path spillFile) {
         this.id = id;
         this.dataFile = dataFile;
         this.spillFile = spillFile;
@@ -95,7 +93,7 @@ final class HybridFiles {
         if (position < 0) {
             throw new IllegalStateException(
                     "hybrid partition '"
-                            + partition
+                            + id
                             + "': byte "
                             + offset
                             + " of section "
@@ -186,17 +184,17 @@ final class HybridFiles {
         try {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            throw new PartitionLostException(partition, id, "file " + file + " is gone", e);
+            throw new PartitionLostException(id, "file " + file + " is gone", e);
         } catch (IOException e) {
             // EACCES, EIO, too many open files: the data cannot be read, so it is lost.
-            throw new PartitionLostException(partition, id, "cannot open " + file + ": " + e, e);
+            throw new PartitionLostException(id, "cannot open " + file + ": " + e, e);
         }
     }
 
     @GuardedBy("this")
     private void checkOpen() throws PartitionLostException {
         if (closed) {
-            throw new PartitionLostException(partition, id, "its files were closed", null);
+            throw new PartitionLostException(id, "its files were closed", null);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.railyard.shuffle.partition;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
@@ -29,17 +31,18 @@ import org.jspecify.annotations.Nullable;
  *       its section); disk bytes equal memory bytes, so it continues at the same byte wherever the
  *       data is next. Exactly once by construction: the cursor only moves forward, over frames it
  *       was handed.
- *   <li><b>Selective ({@link Mode#SELECTIVE}).</b> Consumed data never reaches disk: a region's
- *       pages are dropped when every subpartition read it. Under pressure — the pool asking back
- *       borrowed pages (revocation), or the writer finding the pool above {@code
+ *   <li><b>Selective ({@link PartitionKind#HYBRID_SELECTIVE}, and {@link
+ *       PartitionKind#PIPELINED}).</b> Consumed data never reaches disk: a region's pages are
+ *       dropped when every subpartition read it. Under pressure — the pool asking back borrowed
+ *       pages (revocation), or the writer finding the pool above {@code
  *       shuffle.hybrid.memory-fraction} — the IO thread spills the unconsumed rest of the newest
  *       regions (needed latest) to the spill file and drops their pages. A subpartition is read
  *       once: a second reader fails with {@link PartitionLostException}, so failover reruns the
  *       producer.
- *   <li><b>Full ({@link Mode#FULL}).</b> Every byte reaches the data file (write-through, after the
- *       region is visible in memory); a region is never dropped before its write completed. Pages
- *       go when every subpartition read the region, or under pressure. A new reader of a
- *       subpartition re-reads it from the first frame (memory or disk).
+ *   <li><b>Full ({@link PartitionKind#HYBRID_FULL}).</b> Every byte reaches the data file
+ *       (write-through, after the region is visible in memory); a region is never dropped before
+ *       its write completed. Pages go when every subpartition read the region, or under pressure. A
+ *       new reader of a subpartition re-reads it from the first frame (memory or disk).
  *   <li><b>Memory.</b> Resident pages are borrowed beyond the writer's guarantee, so the pool can
  *       always ask them back; a finished writer lowers its guarantee to 0 and the partition keeps
  *       only borrowed pages. The pool asks once per shortfall: pages a requested spill cannot free
@@ -59,37 +62,13 @@ import org.jspecify.annotations.Nullable;
  * reader's methods.
  */
 public final class HybridPartition extends ResultPartition {
-    /** How a hybrid partition spills. */
-    public enum Mode {
-        /**
-         * Everything is written to disk as it is produced and stays re-readable; consumers read
-         * from memory while it is resident (Flink's {@code HYBRID_FULL}).
-         */
-        FULL,
-        /**
-         * Only data under memory pressure goes to disk, and never data already consumed; each
-         * subpartition can be read once (Flink's {@code HYBRID_SELECTIVE}).
-         */
-        SELECTIVE,
-        /**
-         * An in-memory bounded pipelined partition (Flink's {@code PIPELINED_BOUNDED}): read once,
-         * as selective, but the producer waits as soon as the partition holds its bound of
-         * unconsumed pages ({@link HybridPartitionWriter#pipelinedBoundPages}) instead of spilling
-         * — backpressure. While some consumer has not attached yet, it waits for room at most
-         * {@link #ABSENT_CONSUMER_WAIT_MILLIS} ms in all, then goes on as selective (the consumer's
-         * task may have no slot until this producer ends: waiting could last for ever). Data goes
-         * to disk only then, or as selective data does under pool pressure.
-         */
-        PIPELINED
-    }
-
     /**
      * How long in all a pipelined producer waits for room while some consumer has not attached yet
      * (a consumer with a slot attaches within milliseconds of its deployment).
      */
     public static final long ABSENT_CONSUMER_WAIT_MILLIS = 200;
 
-    private final Mode mode;
+    private final PartitionKind kind;
     private final HybridFiles files;
     private final BufferOwner owner;
     private final Executor io;
@@ -132,19 +111,19 @@ public final class HybridPartition extends ResultPartition {
     private final SpillRequests spillRequests = new SpillRequests();
 
     HybridPartition(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
             int numSubpartitions,
-            Mode mode,
+            PartitionKind kind,
             Path dataFile,
             Path spillFile,
             BufferOwner owner,
             Executor io,
             HybridCounters worker,
             LeftoverFiles leftovers) {
-        super(name, id, numSubpartitions);
-        this.mode = mode;
-        this.files = new HybridFiles(name, id, dataFile, spillFile);
+        super(id, numSubpartitions);
+        checkArgument(kind.isReadableWhileWritten(), "a hybrid partition cannot be %s", kind);
+        this.kind = kind;
+        this.files = new HybridFiles(id, dataFile, spillFile);
         this.owner = owner;
         this.io = io;
         this.tally = new HybridTally(worker);
@@ -152,14 +131,17 @@ public final class HybridPartition extends ResultPartition {
         this.progress = new HybridProgress(numSubpartitions);
     }
 
-    /** Full, selective or pipelined. */
-    public Mode mode() {
-        return mode;
+    /**
+     * {@link PartitionKind#HYBRID_FULL}, {@link PartitionKind#HYBRID_SELECTIVE} or {@link
+     * PartitionKind#PIPELINED}.
+     */
+    public PartitionKind kind() {
+        return kind;
     }
 
     /** Whether each subpartition can be read only once (selective and pipelined). */
     private boolean readOnce() {
-        return mode != Mode.FULL;
+        return kind.isReadOnce();
     }
 
     @Override
@@ -235,7 +217,7 @@ public final class HybridPartition extends ResultPartition {
      * @throws InterruptedIOException if interrupted while waiting
      */
     void awaitRoom(int bound) throws InterruptedIOException {
-        if (mode != Mode.PIPELINED) {
+        if (kind != PartitionKind.PIPELINED) {
             return;
         }
         synchronized (this) {
@@ -424,12 +406,13 @@ public final class HybridPartition extends ResultPartition {
             checkNotLostLocked();
             if (!progress.attach(subpartition, readOnce())) {
                 throw new PartitionLostException(
-                        name(),
                         id(),
                         "subpartition "
                                 + subpartition
                                 + " of this "
-                                + (mode == Mode.PIPELINED ? "pipelined" : "hybrid-selective")
+                                + (kind == PartitionKind.PIPELINED
+                                        ? "pipelined"
+                                        : "hybrid-selective")
                                 + " partition was read before and its data is gone (consumed"
                                 + " data is kept nowhere); the producer must run again",
                         null);
@@ -532,7 +515,7 @@ public final class HybridPartition extends ResultPartition {
     /** The partition's failure as an exception for a reader, or null while it is readable. */
     synchronized @Nullable PartitionLostException lostException() {
         String reason = lostReason;
-        return reason == null ? null : new PartitionLostException(name(), id(), reason, lostCause);
+        return reason == null ? null : new PartitionLostException(id(), reason, lostCause);
     }
 
     /** Regions published so far (tests). */
@@ -549,7 +532,11 @@ public final class HybridPartition extends ResultPartition {
      */
     synchronized void checkInvariants() {
         HybridInvariants.check(
-                regions, progress, mode == Mode.FULL, lostReason != null, tally.residentPages());
+                regions,
+                progress,
+                kind == PartitionKind.HYBRID_FULL,
+                lostReason != null,
+                tally.residentPages());
     }
 
     // ---- under the lock ----
@@ -627,7 +614,7 @@ public final class HybridPartition extends ResultPartition {
     private void checkNotLostLocked() throws PartitionLostException {
         String reason = lostReason;
         if (reason != null) {
-            throw new PartitionLostException(name(), id(), reason, lostCause);
+            throw new PartitionLostException(id(), reason, lostCause);
         }
     }
 
@@ -688,7 +675,7 @@ public final class HybridPartition extends ResultPartition {
                     continue;
                 }
                 freed += region.residentPages();
-                if (mode == Mode.FULL) {
+                if (kind == PartitionKind.HYBRID_FULL) {
                     // On disk, or once its write-through ends: dropLocked defers a busy region to
                     // then. Skipping it would forget this ask, and the pool does not ask again.
                     drop.addAll(dropLocked(region));

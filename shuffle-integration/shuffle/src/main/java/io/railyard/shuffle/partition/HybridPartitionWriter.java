@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -71,8 +72,8 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
 
     HybridPartitionWriter(Parts parts) {
         super(
-                parts.partition().name(),
                 parts.partition().id(),
+                parts.partition().kind(),
                 parts.partition().numSubpartitions(),
                 parts.partition().owner(),
                 parts.pages(),
@@ -124,9 +125,9 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     }
 
     /**
-     * The unconsumed pages a {@link HybridPartition.Mode#PIPELINED pipelined} partition holds
-     * before its producer waits for its consumers: {@code sort-buffer-pages} (beyond the writer's
-     * own pages, and a region being sealed).
+     * The unconsumed pages a {@link PartitionKind#PIPELINED pipelined} partition holds before its
+     * producer waits for its consumers: {@code sort-buffer-pages} (beyond the writer's own pages,
+     * and a region being sealed).
      */
     static int pipelinedBoundPages(ShuffleOptions options) {
         return options.sortBufferPages();
@@ -142,6 +143,12 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     /** The partition, readable from now on (consumers may attach before any record). */
     public final HybridPartition partition() {
         return partition;
+    }
+
+    /** The partition, readable from now on: {@link #partition()}. */
+    @Override
+    public final Optional<ResultPartition> readablePartition() {
+        return Optional.of(partition);
     }
 
     /**
@@ -225,7 +232,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
      */
     final void publishResident(boolean broadcast, int[] sectionStart, Page[] pages, int[] starts)
             throws IOException {
-        boolean full = partition.mode() == HybridPartition.Mode.FULL;
+        boolean full = partition.kind() == PartitionKind.HYBRID_FULL;
         HybridRegion region;
         try {
             region = partition.publishResident(broadcast, sectionStart, pages, starts, full);

@@ -266,10 +266,7 @@ final class HybridReader {
             got = staging.read(channel, position, length);
         } catch (IOException e) {
             throw new PartitionLostException(
-                    partition.name(),
-                    partition.id(),
-                    "reading " + path + " at " + position + ": " + e,
-                    e);
+                    partition.id(), "reading " + path + " at " + position + ": " + e, e);
         }
         int at = 0;
         while (at < left) {

@@ -294,10 +294,7 @@ final class IoScheduler implements AutoCloseable {
                 for (ChannelReader channel : round) {
                     channel.gate.fail(
                             new PartitionLostException(
-                                    channel.partition.name(),
-                                    channel.partition.id(),
-                                    "IO scheduler failure: " + e,
-                                    e));
+                                    channel.partition.id(), "IO scheduler failure: " + e, e));
                     finish(channel, false);
                 }
             } finally {
@@ -617,10 +614,7 @@ final class IoScheduler implements AutoCloseable {
         try {
             if (file.partition.isReleased()) {
                 throw new PartitionLostException(
-                        file.partition.name(),
-                        file.partition.id(),
-                        "the partition was released",
-                        null);
+                        file.partition.id(), "the partition was released", null);
             }
             got = staging.read(file.channel(), start, length);
         } catch (IOException e) {
@@ -628,7 +622,6 @@ final class IoScheduler implements AutoCloseable {
                     e instanceof PartitionLostException
                             ? e
                             : new PartitionLostException(
-                                    file.partition.name(),
                                     file.partition.id(),
                                     file.partition.isReleased()
                                             ? "the partition was released while being read"
@@ -738,7 +731,6 @@ final class IoScheduler implements AutoCloseable {
 
     private static PartitionLostException lost(ChannelReader channel, IOException e) {
         return new PartitionLostException(
-                channel.partition.name(),
                 channel.partition.id(),
                 "reading subpartition " + channel.subpartition() + ": " + e,
                 e);

@@ -42,14 +42,13 @@ final class SortPartition extends BlockingPartition {
     private @Nullable FileChannel dataChannel;
 
     SortPartition(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
             int n,
             Path dataFile,
             long[] regionStarts,
             long fileBytes,
             long frameBytes) {
-        super(name, id, n, fileBytes);
+        super(id, n, fileBytes);
         this.dataFile = dataFile;
         this.regionStarts = regionStarts;
         this.frameBytes = frameBytes;
@@ -85,7 +84,7 @@ final class SortPartition extends BlockingPartition {
             fillCache(position);
         }
         entry.wrap(cache, (int) (position - cacheStart));
-        index.check(entry, region, s, bytesOnDisk(), at.at(name(), id(), dataFile, position));
+        index.check(entry, region, s, bytesOnDisk(), at.at(id(), dataFile, position));
         channel.setSection(entry.sectionOffset(), entry.sectionLength());
     }
 
@@ -106,7 +105,6 @@ final class SortPartition extends BlockingPartition {
         } catch (IOException e) {
             cacheStart = -1;
             throw new PartitionLostException(
-                    name(),
                     id(),
                     "reading the index of " + dataFile + " at offset " + position + ": " + e,
                     e);
@@ -116,7 +114,7 @@ final class SortPartition extends BlockingPartition {
         if (cache.limit() < IndexEntry.BYTES) {
             cacheStart = -1;
             throw new CorruptPartitionFileException(
-                    name(), id(), dataFile, position, "index entry past the end of the file");
+                    id(), dataFile, position, "index entry past the end of the file");
         }
     }
 

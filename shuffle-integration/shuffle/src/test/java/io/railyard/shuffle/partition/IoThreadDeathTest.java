@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,7 +39,9 @@ class IoThreadDeathTest {
         Thread.setDefaultUncaughtExceptionHandler((thread, e) -> reported.add(e));
         OutOfMemoryError error = new OutOfMemoryError("injected on the IO thread");
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            HybridPartitionWriter writer = worker.createHybridPartition("h", 2, Mode.FULL);
+            HybridPartitionWriter writer =
+                    ShuffleHarness.hybrid(
+                            worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_FULL);
             InputGate waiting = worker.openGate("waiting", List.of(writer.partition()), 0);
             writer.emit(ByteBuffer.wrap(new byte[] {1, 2, 3}), 1); // nothing for subpartition 0
             writer.flush();
