@@ -5,7 +5,6 @@ import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.TimeToRunning;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import java.io.PrintWriter;
@@ -173,7 +172,7 @@ final class ReportCommand implements Callable<Integer> {
                                 shuffleMemoryMib,
                                 Compression.NONE,
                                 shuffleDirectory,
-                                EnumSet.allOf(Kind.class),
+                                EnumSet.copyOf(ShuffleThroughput.KINDS),
                                 Consumers.WAVES,
                                 0))
                 .get(0);

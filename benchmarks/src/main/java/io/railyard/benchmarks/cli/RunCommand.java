@@ -10,6 +10,7 @@ import io.railyard.local.JobResult;
 import io.railyard.local.LocalEngine;
 import io.railyard.local.Tally;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -173,7 +174,7 @@ final class RunCommand implements Callable<Integer> {
         if (!(failRate >= 0 && failRate <= 1)) {
             throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
         }
-        LocalEngine.BlockingShuffle blocking = blocking(shuffle);
+        PartitionKind blocking = blocking(shuffle);
         boolean showProgress = showProgress(progress);
         ShuffleChecks.checkDirectory(spec, "--dir", directory);
         OutputFile json = output.check(spec);
@@ -215,10 +216,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** Runs the job on a fresh engine, with the progress line if {@code showProgress}. */
     private JobResult runJob(
-            JobGraph graph,
-            ForwardingJob logic,
-            LocalEngine.BlockingShuffle blocking,
-            boolean showProgress)
+            JobGraph graph, ForwardingJob logic, PartitionKind blocking, boolean showProgress)
             throws Exception {
         ShuffleOptions options =
                 ShuffleOptions.builder().totalMemoryBytes((long) memoryMib << 20).build();
@@ -238,10 +236,10 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private LocalEngine.BlockingShuffle blocking(String value) {
+    private PartitionKind blocking(String value) {
         return switch (value) {
-            case "sort" -> LocalEngine.BlockingShuffle.SORT;
-            case "hash" -> LocalEngine.BlockingShuffle.HASH;
+            case "sort" -> PartitionKind.SORT;
+            case "hash" -> PartitionKind.HASH;
             default ->
                     throw OptionChecks.usage(
                             spec, "--shuffle must be 'sort' or 'hash', was '" + value + "'");

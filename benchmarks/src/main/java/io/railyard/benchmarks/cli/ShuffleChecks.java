@@ -2,16 +2,17 @@ package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -109,7 +110,7 @@ final class ShuffleChecks {
             long memoryMib,
             Compression compression,
             Path directory,
-            Set<Kind> kinds,
+            Set<PartitionKind> kinds,
             Consumers consumers,
             long producerMbPerSecond) {}
 
@@ -148,7 +149,7 @@ final class ShuffleChecks {
                             request.kinds(),
                             request.consumers(),
                             request.producerMbPerSecond() * 1_000_000);
-            if (request.kinds().contains(Kind.SORT)) {
+            if (request.kinds().contains(PartitionKind.SORT)) {
                 checkSortFits(spec, names, settings);
             }
             runs.add(settings);
@@ -159,17 +160,24 @@ final class ShuffleChecks {
 
     /**
      * The kinds {@code option} names (comma-separated keys, e.g. {@code sort,hybrid-full}), in
-     * {@link Kind} order, or a usage error naming the option, the value and the allowed values.
+     * {@link PartitionKind} order, or a usage error naming the option, the value and the allowed
+     * values.
      */
-    static Set<Kind> modes(CommandSpec spec, String option, List<String> values) {
+    static Set<PartitionKind> modes(CommandSpec spec, String option, List<String> values) {
         if (values.isEmpty()) {
             throw OptionChecks.usage(spec, option + " needs at least one value");
         }
-        Set<Kind> kinds = EnumSet.noneOf(Kind.class);
+        Set<PartitionKind> kinds = EnumSet.noneOf(PartitionKind.class);
         for (String value : values) {
             kinds.add(
-                    Kind.ofKey(value)
-                            .orElseThrow(() -> oneOf(spec, option, value, keys(Kind.values()))));
+                    ShuffleThroughput.kindOfKey(value)
+                            .orElseThrow(
+                                    () ->
+                                            oneOf(
+                                                    spec,
+                                                    option,
+                                                    value,
+                                                    keys(ShuffleThroughput.KINDS))));
         }
         return kinds;
     }
@@ -183,8 +191,8 @@ final class ShuffleChecks {
                 .orElseThrow(() -> oneOf(spec, option, value, keys(Consumers.values())));
     }
 
-    private static String keys(Kind[] kinds) {
-        return Arrays.stream(kinds).map(Kind::key).collect(Collectors.joining(", "));
+    private static String keys(Collection<PartitionKind> kinds) {
+        return kinds.stream().map(ShuffleThroughput::key).collect(Collectors.joining(", "));
     }
 
     private static String keys(Consumers[] values) {
@@ -235,7 +243,7 @@ final class ShuffleChecks {
     }
 
     private static void checkSortFits(CommandSpec spec, Names names, Settings settings) {
-        long required = ShuffleThroughput.requiredMemoryBytes(settings, Kind.SORT);
+        long required = ShuffleThroughput.requiredMemoryBytes(settings, PartitionKind.SORT);
         long available = settings.options().totalMemoryBytes();
         if (required > available) {
             throw OptionChecks.usage(
@@ -248,7 +256,7 @@ final class ShuffleChecks {
                             available >> 20,
                             names.parallelism(),
                             settings.parallelism(),
-                            ShuffleThroughput.memoryNeeds(settings, Kind.SORT),
+                            ShuffleThroughput.memoryNeeds(settings, PartitionKind.SORT),
                             names.memory(),
                             mebibytesCeil(required),
                             names.slots(),

@@ -7,8 +7,8 @@ import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -162,7 +162,7 @@ final class ShuffleCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Set<Kind> kinds = ShuffleChecks.modes(spec, "--mode", modes);
+        Set<PartitionKind> kinds = ShuffleChecks.modes(spec, "--mode", modes);
         Consumers when = ShuffleChecks.consumers(spec, "--consumers", consumers);
         List<ShuffleThroughput.Settings> runs =
                 ShuffleChecks.settings(

@@ -3,14 +3,15 @@ package io.railyard.benchmarks.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.Delivered;
+import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Result;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -58,13 +59,13 @@ final class ShuffleTable {
         StringBuilder out = new StringBuilder();
         row(out, "limit", null, result.limit(), result, names);
         row(out, "device", null, result.deviceLimit(), result, names);
-        for (Kind kind : Kind.values()) {
+        for (PartitionKind kind : ShuffleThroughput.KINDS) {
             Throughput t = result.system(kind);
             if (t != null) {
-                row(out, kind.key(), kind, t, result, names);
+                row(out, ShuffleThroughput.key(kind), kind, t, result, names);
             }
             Throughput flink = result.flinkSort();
-            if (kind == Kind.SORT && flink != null) {
+            if (kind == PartitionKind.SORT && flink != null) {
                 row(out, FLINK_SORT, null, flink, result, names);
             }
         }
@@ -87,9 +88,14 @@ final class ShuffleTable {
         node.put("producer_mb_s", result.producerBytesPerSecond() / 1e6);
         system(node.putObject("limit"), null, result.limit(), result, names);
         system(node.putObject("device_limit"), null, result.deviceLimit(), result, names);
-        for (Map.Entry<Kind, Throughput> system : result.systems().entrySet()) {
-            Kind kind = system.getKey();
-            system(node.putObject(kind.key()), kind, system.getValue(), result, names);
+        for (Map.Entry<PartitionKind, Throughput> system : result.systems().entrySet()) {
+            PartitionKind kind = system.getKey();
+            system(
+                    node.putObject(ShuffleThroughput.key(kind)),
+                    kind,
+                    system.getValue(),
+                    result,
+                    names);
         }
         Throughput flink = result.flinkSort();
         if (flink != null) {
@@ -123,13 +129,16 @@ final class ShuffleTable {
      * change that, what else to do.
      */
     static String failureText(
-            Failure failure, @Nullable Kind kind, Result result, ShuffleChecks.Names names) {
+            Failure failure,
+            @Nullable PartitionKind kind,
+            Result result,
+            ShuffleChecks.Names names) {
         if (failure.reason() != Reason.INSUFFICIENT_MEMORY) {
             return failure.message();
         }
         boolean waves =
                 kind != null
-                        && kind.isHybrid()
+                        && kind.isReadableWhileWritten()
                         && !names.waves().isEmpty()
                         && result.consumers() != Consumers.WAVES;
         return String.format(
@@ -143,7 +152,7 @@ final class ShuffleTable {
 
     private static void system(
             ObjectNode node,
-            @Nullable Kind kind,
+            @Nullable PartitionKind kind,
             Throughput t,
             Result result,
             ShuffleChecks.Names names) {
@@ -178,7 +187,7 @@ final class ShuffleTable {
     private static void row(
             StringBuilder out,
             String system,
-            @Nullable Kind kind,
+            @Nullable PartitionKind kind,
             Throughput t,
             Result result,
             ShuffleChecks.Names names) {

@@ -4,9 +4,9 @@ import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,10 +25,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One whole sort-based shuffle, side by side (see {@link SideBySide}): P producers write {@code
  * mebibytes} of 256-byte records and P consumers read every subpartition to its end, through
- * Railyard's sort partitions ({@link ShuffleThroughput#run} of {@link Kind#SORT}) or Flink 2.1's
- * {@code SortMergeResultPartition} ({@link FlinkSortShuffle#run}), with the same records, 8 slots,
- * 64 MiB of network memory and 32 KiB pages, compressed as {@code compression} says. Each side
- * checks that its consumers read exactly the records written. Single shot: milliseconds per
+ * Railyard's sort partitions ({@link ShuffleThroughput#run} of {@link PartitionKind#SORT}) or Flink
+ * 2.1's {@code SortMergeResultPartition} ({@link FlinkSortShuffle#run}), with the same records, 8
+ * slots, 64 MiB of network memory and 32 KiB pages, compressed as {@code compression} says. Each
+ * side checks that its consumers read exactly the records written. Single shot: milliseconds per
  * shuffle, writing and reading together, files in a marked directory under java.io.tmpdir; MB/s of
  * each phase against the disk are {@code shuffle --with-flink}'s business.
  *
@@ -70,7 +70,12 @@ public class ShuffleSideBySideBenchmark {
     public void setUp() throws IOException {
         fixture =
                 ShuffleThroughput.Fixture.create(
-                        parallelism, mebibytes, 64L << 20, compression, Kind.SORT, Consumers.EARLY);
+                        parallelism,
+                        mebibytes,
+                        64L << 20,
+                        compression,
+                        PartitionKind.SORT,
+                        Consumers.EARLY);
     }
 
     /** Removes the directory (each shuffle deleted its files already) and its exit hook. */
@@ -84,7 +89,7 @@ public class ShuffleSideBySideBenchmark {
     public long shuffle() {
         Throughput result =
                 system == SideBySide.RAILYARD
-                        ? ShuffleThroughput.run(fixture.settings(), Kind.SORT)
+                        ? ShuffleThroughput.run(fixture.settings(), PartitionKind.SORT)
                         : FlinkSortShuffle.run(fixture.settings());
         Failure failure = result.failure();
         Delivered read = result.delivered();

@@ -2,6 +2,7 @@ package io.railyard.benchmarks.jmh;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -43,7 +44,7 @@ public class ShuffleBenchmark {
 
     /** Partition kind. */
     @Param({"SORT", "HASH", "HYBRID_FULL", "HYBRID_SELECTIVE"})
-    public ShuffleThroughput.Kind kind = ShuffleThroughput.Kind.SORT;
+    public PartitionKind kind = PartitionKind.SORT;
 
     /** When the consumers of a hybrid kind attach (ignored by sort and hash). */
     @Param({"EARLY"})

@@ -1,11 +1,11 @@
 package io.railyard.benchmarks.procedures;
 
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.partition.BlockingPartition;
 import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.PartitionWriter;
 import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.shuffle.partition.ShuffleWorker;
@@ -19,11 +19,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One run of a blocking kind ({@link Kind#SORT}, {@link Kind#HASH}) for {@link ShuffleThroughput}:
- * P producers, then P consumers, each {@code slots} tasks at a time on the same {@code slots}
- * threads; the calling thread waits. Writing is timed from the first producer's start to the last
- * one's end, reading likewise for the consumers. Producers report what they wrote and consumers
- * what they read ({@link Delivered}); the two must match. Stateless.
+ * One run of a blocking kind ({@link PartitionKind#SORT}, {@link PartitionKind#HASH}) for {@link
+ * ShuffleThroughput}: P producers, then P consumers, each {@code slots} tasks at a time on the same
+ * {@code slots} threads; the calling thread waits. Writing is timed from the first producer's start
+ * to the last one's end, reading likewise for the consumers. Producers report what they wrote and
+ * consumers what they read ({@link Delivered}); the two must match. Stateless.
  */
 final class BlockingShuffle {
     private BlockingShuffle() {}
@@ -34,10 +34,12 @@ final class BlockingShuffle {
      * @throws IllegalStateException if the consumers did not read exactly the records written (a
      *     bug)
      */
-    static Throughput run(Path directory, Settings settings, Kind kind) throws IOException {
+    static Throughput run(Path directory, Settings settings, PartitionKind kind)
+            throws IOException {
         ExecutorService slots =
                 Executors.newFixedThreadPool(
-                        settings.slots(), ShuffleTasks.daemon("shuffle-" + kind.key() + "-slot-"));
+                        settings.slots(),
+                        ShuffleTasks.daemon("shuffle-" + ShuffleThroughput.key(kind) + "-slot-"));
         try (ShuffleWorker worker = new ShuffleWorker(settings.options(), directory)) {
             try {
                 long start = System.nanoTime();
@@ -54,7 +56,7 @@ final class BlockingShuffle {
                 Delivered read = consume(worker, partitions, slots);
                 double readRate =
                         ShuffleThroughput.mbPerSecond(read.bytes(), System.nanoTime() - start);
-                Delivered.checkAllRead(kind.key(), read, written);
+                Delivered.checkAllRead(ShuffleThroughput.key(kind), read, written);
                 for (BlockingPartition partition : partitions) {
                     partition.release();
                 }
@@ -65,7 +67,7 @@ final class BlockingShuffle {
                 return Throughput.failed(
                         worker.stats().filesCreated(),
                         Reason.IO_ERROR,
-                        kind.key() + ": " + ShuffleThroughput.describe(e));
+                        ShuffleThroughput.key(kind) + ": " + ShuffleThroughput.describe(e));
             }
         } finally {
             ShuffleTasks.stop(slots);
@@ -76,37 +78,38 @@ final class BlockingShuffle {
     private record Produced(BlockingPartition partition, Delivered written) {}
 
     private static List<Produced> produce(
-            ShuffleWorker worker, Settings settings, Kind kind, ExecutorService slots)
+            ShuffleWorker worker, Settings settings, PartitionKind kind, ExecutorService slots)
             throws IOException {
         int p = settings.parallelism();
         byte[] source = ShuffleRecords.source(settings.recordBytes());
         List<Future<Produced>> futures = new ArrayList<>(p);
         for (int producer = 0; producer < p; producer++) {
             long share = ShuffleRecords.share(settings.bytes(), p, producer);
-            String name = ShuffleRecords.producerName(producer);
+            int index = producer;
             futures.add(
-                    slots.submit(() -> produceOne(worker, kind, name, p, share, settings, source)));
+                    slots.submit(
+                            () -> produceOne(worker, kind, index, p, share, settings, source)));
         }
         return ShuffleTasks.await(futures);
     }
 
     private static Produced produceOne(
             ShuffleWorker worker,
-            Kind kind,
-            String name,
+            PartitionKind kind,
+            int producer,
             int n,
             long share,
             Settings settings,
             byte[] source)
             throws IOException {
+        // A blocking kind: its writer is a PartitionWriter (ShuffleWorker#createPartition).
         try (PartitionWriter writer =
-                kind == Kind.SORT
-                        ? worker.createSortPartition(name, n)
-                        : worker.createHashPartition(name, n)) {
+                (PartitionWriter)
+                        worker.createPartition(ShuffleRecords.partitionOf(producer), n, kind)) {
             Delivered written =
                     ShuffleRecords.write(
                             writer::emit,
-                            name,
+                            ShuffleRecords.producerName(producer),
                             n,
                             share,
                             settings.recordBytes(),

@@ -2,13 +2,13 @@ package io.railyard.benchmarks.procedures;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.partition.HybridPartition;
 import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.HybridStats;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -65,7 +65,7 @@ final class HybridShuffle {
 
     private final ShuffleWorker worker;
     private final Settings settings;
-    private final Kind kind;
+    private final PartitionKind kind;
     private final int parallelism;
     private final ExecutorService producerThreads;
     private final ExecutorService consumerThreads;
@@ -84,7 +84,7 @@ final class HybridShuffle {
     private HybridShuffle(
             ShuffleWorker worker,
             Settings settings,
-            Kind kind,
+            PartitionKind kind,
             ExecutorService producerThreads,
             ExecutorService consumerThreads) {
         this.worker = worker;
@@ -107,9 +107,10 @@ final class HybridShuffle {
      *
      * @throws IllegalStateException if the consumers did not read exactly what was written (a bug)
      */
-    static Throughput run(Path directory, Settings settings, Kind kind) throws IOException {
+    static Throughput run(Path directory, Settings settings, PartitionKind kind)
+            throws IOException {
         int consumerThreads = Math.min(settings.slots(), settings.parallelism());
-        String prefix = "shuffle-" + kind.key();
+        String prefix = "shuffle-" + ShuffleThroughput.key(kind);
         ExecutorService producing =
                 Executors.newFixedThreadPool(
                         settings.slots(), ShuffleTasks.daemon(prefix + "-producer-"));
@@ -138,7 +139,7 @@ final class HybridShuffle {
                 return Throughput.failed(
                         worker.stats().filesCreated(),
                         Reason.IO_ERROR,
-                        kind.key() + ": " + ShuffleThroughput.describe(failure));
+                        ShuffleThroughput.key(kind) + ": " + ShuffleThroughput.describe(failure));
             }
             return Objects.requireNonNull(result);
         } finally {
@@ -186,7 +187,7 @@ final class HybridShuffle {
             read = read.plus(drain.read());
             lastEnd = Math.max(lastEnd, drain.endNanos());
         }
-        Delivered.checkAllRead(kind.key(), read, written);
+        Delivered.checkAllRead(ShuffleThroughput.key(kind), read, written);
         long files = 0;
         for (HybridPartition partition : all()) {
             for (Path file : partition.files()) {
@@ -207,12 +208,16 @@ final class HybridShuffle {
     /** Early and late consumers: every writer before the first gate, on this thread. */
     private void createWriters() throws IOException {
         for (int producer = 0; producer < parallelism; producer++) {
-            HybridPartitionWriter writer =
-                    worker.createHybridPartition(
-                            ShuffleRecords.producerName(producer), parallelism, kind.hybridMode());
+            HybridPartitionWriter writer = create(producer);
             writers.add(writer);
             partitions.set(producer, writer.partition());
         }
+    }
+
+    /** Producer {@code producer}'s writer: of a hybrid kind (ShuffleWorker#createPartition). */
+    private HybridPartitionWriter create(int producer) throws IOException {
+        return (HybridPartitionWriter)
+                worker.createPartition(ShuffleRecords.partitionOf(producer), parallelism, kind);
     }
 
     private void startProducers() {
@@ -233,11 +238,7 @@ final class HybridShuffle {
         HybridPartitionWriter writer = given;
         if (writer == null) {
             try {
-                writer =
-                        worker.createHybridPartition(
-                                ShuffleRecords.producerName(producer),
-                                parallelism,
-                                kind.hybridMode());
+                writer = create(producer);
                 partitions.set(producer, writer.partition());
             } finally {
                 created.countDown();
@@ -355,7 +356,7 @@ final class HybridShuffle {
                     since = System.nanoTime();
                 } else if (System.nanoTime() - since > STALL_NANOS) {
                     throw new IllegalStateException(
-                            kind.key()
+                            ShuffleThroughput.key(kind)
                                     + ": no byte produced or read for 5 minutes; the worker's"
                                     + " counters: "
                                     + worker.hybridStats());

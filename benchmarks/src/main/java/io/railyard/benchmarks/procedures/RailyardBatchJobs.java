@@ -7,6 +7,7 @@ import io.railyard.local.JobResult;
 import io.railyard.local.LocalEngine;
 import io.railyard.local.Tally;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,11 +43,7 @@ public final class RailyardBatchJobs implements AutoCloseable {
             throws IOException {
         return new RailyardBatchJobs(
                 new LocalEngine(
-                        parent,
-                        1,
-                        LongJobs.SLOTS,
-                        options(compression),
-                        LocalEngine.BlockingShuffle.SORT));
+                        parent, 1, LongJobs.SLOTS, options(compression), PartitionKind.SORT));
     }
 
     /** The shuffle settings of the engine's worker. */

@@ -1,9 +1,9 @@
 package io.railyard.benchmarks.procedures;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleMemory;
 import java.util.Locale;
 
@@ -15,11 +15,11 @@ final class ShuffleNeeds {
     private ShuffleNeeds() {}
 
     /** The network memory a run of {@code kind} needs, in bytes. */
-    static long requiredBytes(Settings settings, Kind kind) {
+    static long requiredBytes(Settings settings, PartitionKind kind) {
         ShuffleOptions options = settings.options();
         long tasks = tasks(settings, kind);
         long perTask =
-                kind.isHybrid()
+                kind.isReadableWhileWritten()
                         ? (long) ShuffleThroughput.hybridWriterPages(options) + options.gatePages()
                         : Math.max(blockingWriterPages(settings, kind), options.gatePages());
         return (ShuffleMemory.ioSchedulerPages(options) + tasks * perTask)
@@ -30,25 +30,27 @@ final class ShuffleNeeds {
      * What a run of {@code kind} needs against what it has, with the parts, in words (no option
      * names: the caller adds them).
      */
-    static String text(Settings settings, Kind kind) {
-        return kind.isHybrid() ? hybridText(settings, kind) : blockingText(settings, kind);
+    static String text(Settings settings, PartitionKind kind) {
+        return kind.isReadableWhileWritten()
+                ? hybridText(settings, kind)
+                : blockingText(settings, kind);
     }
 
     /** Producers = consumers that hold memory at once. */
-    private static long tasks(Settings settings, Kind kind) {
+    private static long tasks(Settings settings, PartitionKind kind) {
         int atOnce = Math.min(settings.slots(), settings.parallelism());
-        return kind.isHybrid() && settings.consumers() != Consumers.WAVES
+        return kind.isReadableWhileWritten() && settings.consumers() != Consumers.WAVES
                 ? settings.parallelism()
                 : atOnce;
     }
 
-    private static int blockingWriterPages(Settings settings, Kind kind) {
-        return kind == Kind.SORT
+    private static int blockingWriterPages(Settings settings, PartitionKind kind) {
+        return kind == PartitionKind.SORT
                 ? ShuffleMemory.sortWriterPages(settings.options())
                 : ShuffleMemory.hashWriterPages(settings.options(), settings.parallelism());
     }
 
-    private static String blockingText(Settings settings, Kind kind) {
+    private static String blockingText(Settings settings, PartitionKind kind) {
         ShuffleOptions options = settings.options();
         int tasks = Math.min(settings.slots(), settings.parallelism());
         return String.format(
@@ -59,14 +61,14 @@ final class ShuffleNeeds {
                 ShuffleOptions.bytesText(requiredBytes(settings, kind)),
                 ShuffleOptions.bytesText(options.totalMemoryBytes()),
                 tasks == 1 ? "1 task" : tasks + " tasks",
-                kind.key(),
+                ShuffleThroughput.key(kind),
                 blockingWriterPages(settings, kind),
                 options.gatePages(),
                 ShuffleOptions.bytesText(options.pageSizeBytes()),
                 ShuffleMemory.ioSchedulerPages(options));
     }
 
-    private static String hybridText(Settings settings, Kind kind) {
+    private static String hybridText(Settings settings, PartitionKind kind) {
         ShuffleOptions options = settings.options();
         long tasks = tasks(settings, kind);
         int writerPages = ShuffleThroughput.hybridWriterPages(options);

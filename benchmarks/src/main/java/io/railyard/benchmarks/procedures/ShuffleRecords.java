@@ -1,5 +1,6 @@
 package io.railyard.benchmarks.procedures;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -44,6 +45,11 @@ public final class ShuffleRecords {
     /** The name of producer {@code producer} ({@code p} and the number), which sets its targets. */
     public static String producerName(int producer) {
         return "p" + producer;
+    }
+
+    /** The partition producer {@code producer} writes: its number, first attempt. */
+    public static PartitionId partitionOf(int producer) {
+        return new PartitionId(producer, 0);
     }
 
     /**

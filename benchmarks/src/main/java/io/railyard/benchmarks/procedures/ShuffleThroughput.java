@@ -1,12 +1,11 @@
 package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.partition.HybridPartition;
 import io.railyard.shuffle.partition.HybridStats;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleMemory;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import java.io.IOException;
@@ -33,8 +32,8 @@ import org.jspecify.annotations.Nullable;
  * per second), files created and, for hybrid partitions, where the bytes went (memory or disk).
  *
  * <ul>
- *   <li>Blocking kinds ({@link Kind#SORT}, {@link Kind#HASH}): P producers, then P consumers,
- *       {@code slots} tasks at a time in waves ({@code BlockingShuffle}).
+ *   <li>Blocking kinds ({@link PartitionKind#SORT}, {@link PartitionKind#HASH}): P producers, then
+ *       P consumers, {@code slots} tasks at a time in waves ({@code BlockingShuffle}).
  *   <li>Hybrid kinds: consumers read while producers write, attached as {@link Consumers} says;
  *       producers still run {@code slots} at a time, consumers on threads of their own ({@code
  *       HybridShuffle} says what runs where).
@@ -46,56 +45,34 @@ import org.jspecify.annotations.Nullable;
  * tiny scale in CI.
  */
 public final class ShuffleThroughput {
-    /** Partition kinds. */
-    public enum Kind {
-        /** Sort-based: one data file and one index per producer. */
-        SORT("sort", null),
-        /** Hash-based: one file per subpartition. */
-        HASH("hash", null),
-        /**
-         * Hybrid, full spilling: every byte goes to one data file per producer, and consumers read
-         * from memory while it is resident.
-         */
-        HYBRID_FULL("hybrid-full", HybridPartition.Mode.FULL),
-        /**
-         * Hybrid, selective spilling: only what memory cannot hold goes to disk, never what was
-         * consumed; one data file per producer, and a spill file if it spilled.
-         */
-        HYBRID_SELECTIVE("hybrid-selective", HybridPartition.Mode.SELECTIVE);
+    /**
+     * The partition kinds this measurement runs, in table order: every kind but {@link
+     * PartitionKind#PIPELINED}, whose producers wait for their consumers instead of spilling.
+     */
+    public static final Set<PartitionKind> KINDS =
+            Collections.unmodifiableSet(
+                    EnumSet.of(
+                            PartitionKind.SORT,
+                            PartitionKind.HASH,
+                            PartitionKind.HYBRID_FULL,
+                            PartitionKind.HYBRID_SELECTIVE));
 
-        private final String key;
-        private final HybridPartition.@Nullable Mode mode;
+    /**
+     * The name of {@code kind} in tables, JSON and on the command line: its name in lower case, '-'
+     * for '_', e.g. {@code hybrid-full}. O(1); allocates the string.
+     */
+    public static String key(PartitionKind kind) {
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
 
-        Kind(String key, HybridPartition.@Nullable Mode mode) {
-            this.key = key;
-            this.mode = mode;
-        }
-
-        /** The name in tables, JSON and on the command line, e.g. {@code hybrid-full}. */
-        public String key() {
-            return key;
-        }
-
-        /** Whether consumers read while producers write (a hybrid partition). */
-        public boolean isHybrid() {
-            return mode != null;
-        }
-
-        /** The kind whose {@link #key()} is {@code key}, if any. O(kinds). */
-        public static Optional<Kind> ofKey(String key) {
-            for (Kind kind : values()) {
-                if (kind.key.equals(key)) {
-                    return Optional.of(kind);
-                }
+    /** The measured kind whose {@link #key} is {@code key}, if any. O(kinds). */
+    public static Optional<PartitionKind> kindOfKey(String key) {
+        for (PartitionKind kind : KINDS) {
+            if (key(kind).equals(key)) {
+                return Optional.of(kind);
             }
-            return Optional.empty();
         }
-
-        /** The hybrid partition's mode; only for hybrid kinds. */
-        HybridPartition.Mode hybridMode() {
-            checkState(mode != null, "%s is not a hybrid kind", key);
-            return mode;
-        }
+        return Optional.empty();
     }
 
     /**
@@ -147,7 +124,8 @@ public final class ShuffleThroughput {
      * @param options the shuffle settings (network memory per worker)
      * @param directory where files go ({@link #measure} makes a run directory under it; {@link
      *     #run} a sub-directory per kind, deleted after)
-     * @param kinds the kinds {@link #measure} runs, at least one (kept in {@link Kind} order)
+     * @param kinds the kinds {@link #measure} runs, at least one, of {@link #KINDS} (kept in {@link
+     *     PartitionKind} order)
      * @param consumers when the consumers of hybrid kinds attach
      * @param producerBytesPerSecond the record bytes per second all producers running at once may
      *     emit together (each {@code 1 / min(slots, parallelism)} of it), or 0 for as fast as they
@@ -161,7 +139,7 @@ public final class ShuffleThroughput {
             int slots,
             ShuffleOptions options,
             Path directory,
-            Set<Kind> kinds,
+            Set<PartitionKind> kinds,
             Consumers consumers,
             long producerBytesPerSecond) {
         /** Checks the numbers; copies {@code kinds}. */
@@ -178,6 +156,7 @@ public final class ShuffleThroughput {
                     MAX_SLOTS,
                     slots);
             checkArgument(!kinds.isEmpty(), "kinds must not be empty");
+            checkArgument(KINDS.containsAll(kinds), "kinds must be of %s, were %s", KINDS, kinds);
             checkArgument(
                     producerBytesPerSecond >= 0,
                     "producerBytesPerSecond must be >= 0, was %s",
@@ -193,7 +172,7 @@ public final class ShuffleThroughput {
                 int slots,
                 ShuffleOptions options,
                 Path directory,
-                Set<Kind> kinds,
+                Set<PartitionKind> kinds,
                 Consumers consumers) {
             this(parallelism, bytes, recordBytes, slots, options, directory, kinds, consumers, 0);
         }
@@ -220,7 +199,7 @@ public final class ShuffleThroughput {
                     slots,
                     options,
                     directory,
-                    EnumSet.allOf(Kind.class),
+                    EnumSet.copyOf(KINDS),
                     Consumers.EARLY);
         }
 
@@ -374,7 +353,7 @@ public final class ShuffleThroughput {
      *     0 if unpaced
      * @param limit the sequential file limit through the page cache
      * @param deviceLimit the same with direct IO (the device itself), or a failure
-     * @param systems each kind that was run, in {@link Kind} order
+     * @param systems each kind that was run, in {@link PartitionKind} order
      * @param flinkSort Flink's sort-merge partition on the same records, memory and page size (the
      *     comparison, measured outside this package: {@link #withFlinkSort}), or null
      */
@@ -389,13 +368,15 @@ public final class ShuffleThroughput {
             long producerBytesPerSecond,
             Throughput limit,
             Throughput deviceLimit,
-            Map<Kind, Throughput> systems,
+            Map<PartitionKind, Throughput> systems,
             @Nullable Throughput flinkSort) {
         /** Copies {@code systems}. */
         public Result {
             systems =
                     Collections.unmodifiableMap(
-                            systems.isEmpty() ? new EnumMap<>(Kind.class) : new EnumMap<>(systems));
+                            systems.isEmpty()
+                                    ? new EnumMap<>(PartitionKind.class)
+                                    : new EnumMap<>(systems));
         }
 
         /** This result with Flink's sort-merge partition measured on the same settings. */
@@ -416,7 +397,7 @@ public final class ShuffleThroughput {
         }
 
         /** The result of {@code kind}, or null if it was not run. O(1). */
-        public @Nullable Throughput system(Kind kind) {
+        public @Nullable Throughput system(PartitionKind kind) {
             return systems.get(kind);
         }
 
@@ -457,7 +438,7 @@ public final class ShuffleThroughput {
                 int mebibytes,
                 long memoryBytes,
                 ShuffleOptions.Compression compression,
-                Kind kind,
+                PartitionKind kind,
                 Consumers consumers)
                 throws IOException {
             Path parent = Path.of(System.getProperty("java.io.tmpdir"));
@@ -506,9 +487,9 @@ public final class ShuffleThroughput {
     }
 
     /**
-     * Measures the limits, then each of {@code settings.kinds()} in {@link Kind} order, in a new
-     * {@link ShuffleDirectory} under {@code settings.directory()} that is deleted afterwards, and
-     * also when the JVM is stopped (Ctrl-C, SIGTERM); directories left by runs that were killed
+     * Measures the limits, then each of {@code settings.kinds()} in {@link PartitionKind} order, in
+     * a new {@link ShuffleDirectory} under {@code settings.directory()} that is deleted afterwards,
+     * and also when the JVM is stopped (Ctrl-C, SIGTERM); directories left by runs that were killed
      * outright are swept first. An I/O failure of one system is recorded in its {@link Throughput}
      * and the run goes on; {@code progress} hears each step.
      *
@@ -528,9 +509,9 @@ public final class ShuffleThroughput {
             }
             Throughput device = SequentialLimit.deviceLimit(inRun);
             progress.accept("shuffle: sequential limits");
-            Map<Kind, Throughput> systems = new EnumMap<>(Kind.class);
-            for (Kind kind : settings.kinds()) {
-                progress.accept("shuffle: " + kind.key());
+            Map<PartitionKind, Throughput> systems = new EnumMap<>(PartitionKind.class);
+            for (PartitionKind kind : settings.kinds()) {
+                progress.accept("shuffle: " + key(kind));
                 systems.put(kind, run(inRun, kind));
             }
             return new Result(
@@ -574,7 +555,7 @@ public final class ShuffleThroughput {
      * Resident regions of hybrid partitions are borrowed beyond the guarantees, only from pages no
      * one was promised, and given back on demand: they need no room here.
      */
-    public static long requiredMemoryBytes(Settings settings, Kind kind) {
+    public static long requiredMemoryBytes(Settings settings, PartitionKind kind) {
         return ShuffleNeeds.requiredBytes(settings, kind);
     }
 
@@ -582,13 +563,13 @@ public final class ShuffleThroughput {
      * What a run of {@code kind} needs in network memory against what it has, with the parts, in
      * words: "needs 19 MiB of network memory, has 1 MiB: 8 tasks at once, …".
      */
-    public static String memoryNeeds(Settings settings, Kind kind) {
+    public static String memoryNeeds(Settings settings, PartitionKind kind) {
         return ShuffleNeeds.text(settings, kind);
     }
 
     /**
      * The pages one hybrid partition writer is guaranteed: {@code sort-buffer-pages + 1}, + 1 with
-     * compression (as {@link ShuffleWorker#createHybridPartition} takes them). O(1).
+     * compression (as {@link ShuffleWorker#createPartition} takes them). O(1).
      */
     public static int hybridWriterPages(ShuffleOptions options) {
         return ShuffleMemory.hybridWriterPages(options);
@@ -603,7 +584,7 @@ public final class ShuffleThroughput {
      *
      * @throws IllegalStateException if the consumers did not read exactly what was written (a bug)
      */
-    public static Throughput run(Settings settings, Kind kind) {
+    public static Throughput run(Settings settings, PartitionKind kind) {
         long required = requiredMemoryBytes(settings, kind);
         long available = settings.options().totalMemoryBytes();
         if (required > available) {
@@ -613,18 +594,18 @@ public final class ShuffleThroughput {
         }
         Path directory;
         try {
-            directory = Files.createTempDirectory(settings.directory(), kind.key());
+            directory = Files.createTempDirectory(settings.directory(), key(kind));
         } catch (IOException e) {
             return Throughput.failed(0, Reason.IO_ERROR, describe(e));
         }
         Throughput result;
         try {
             result =
-                    kind.isHybrid()
+                    kind.isReadableWhileWritten()
                             ? HybridShuffle.run(directory, settings, kind)
                             : BlockingShuffle.run(directory, settings, kind);
         } catch (IOException e) {
-            result = Throughput.failed(0, Reason.IO_ERROR, kind.key() + ": " + describe(e));
+            result = Throughput.failed(0, Reason.IO_ERROR, key(kind) + ": " + describe(e));
         }
         try {
             deleteTree(directory);

@@ -9,6 +9,7 @@ import io.railyard.local.LocalEngine;
 import io.railyard.local.Tally;
 import io.railyard.local.TaskCode;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -76,9 +77,7 @@ public final class TimeToRunning implements AutoCloseable {
                         .gatePages(GATE_PAGES)
                         .sortBufferPages(WRITER_PAGES)
                         .build();
-        this.engine =
-                new LocalEngine(
-                        directory, WORKERS, slots, options, LocalEngine.BlockingShuffle.SORT);
+        this.engine = new LocalEngine(directory, WORKERS, slots, options, PartitionKind.SORT);
     }
 
     /**

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.benchmarks.procedures.WrittenRecords;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.shuffle.partition.PartitionKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -43,7 +43,7 @@ class FlinkSortShuffleTest {
                         .compression(compression)
                         .build(),
                 dir,
-                EnumSet.of(Kind.SORT),
+                EnumSet.of(PartitionKind.SORT),
                 Consumers.EARLY);
     }
 
@@ -64,7 +64,7 @@ class FlinkSortShuffleTest {
         Settings settings = settings(parallelism, recordBytes, compression);
         Delivered written = WrittenRecords.of(settings);
 
-        Throughput railyard = ShuffleThroughput.run(settings, Kind.SORT);
+        Throughput railyard = ShuffleThroughput.run(settings, PartitionKind.SORT);
         Throughput flink = FlinkSortShuffle.run(settings);
 
         assertThat(railyard.failure()).isNull();
@@ -99,7 +99,7 @@ class FlinkSortShuffleTest {
                                 .compression(Compression.NONE)
                                 .build(),
                         dir,
-                        EnumSet.of(Kind.SORT),
+                        EnumSet.of(PartitionKind.SORT),
                         Consumers.EARLY);
 
         Throughput flink = FlinkSortShuffle.run(settings);

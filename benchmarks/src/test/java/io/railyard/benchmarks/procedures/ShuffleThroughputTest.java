@@ -6,15 +6,15 @@ import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Kind;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.partition.HybridPartition;
 import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.HybridStats;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleMemory;
 import io.railyard.shuffle.partition.ShuffleWorker;
+import io.railyard.topology.PartitionId;
 import java.nio.file.FileSystem;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +61,7 @@ class ShuffleThroughputTest {
                         .compression(ShuffleOptions.Compression.NONE)
                         .build(),
                 dir,
-                EnumSet.of(Kind.HYBRID_FULL, Kind.HYBRID_SELECTIVE),
+                EnumSet.of(PartitionKind.HYBRID_FULL, PartitionKind.HYBRID_SELECTIVE),
                 consumers);
     }
 
@@ -78,23 +78,26 @@ class ShuffleThroughputTest {
         } else {
             assertThat(result.deviceLimit().failure().reason()).isEqualTo(Reason.UNSUPPORTED);
         }
-        assertThat(result.systems()).containsOnlyKeys(Kind.values());
-        for (Kind kind : Kind.values()) {
+        assertThat(result.systems()).containsOnlyKeys(ShuffleThroughput.KINDS);
+        for (PartitionKind kind : ShuffleThroughput.KINDS) {
             Throughput t = result.system(kind);
-            assertThat(t.failure()).as(kind.key()).isNull();
-            assertThat(t.writeMbPerSecond()).as(kind.key()).isPositive();
-            assertThat(t.readMbPerSecond()).as(kind.key()).isPositive();
-            assertThat(t.hybrid() != null).as(kind.key()).isEqualTo(kind.isHybrid());
-            assertThat(t.delivered()).as(kind.key()).isEqualTo(written);
+            assertThat(t.failure()).as(ShuffleThroughput.key(kind)).isNull();
+            assertThat(t.writeMbPerSecond()).as(ShuffleThroughput.key(kind)).isPositive();
+            assertThat(t.readMbPerSecond()).as(ShuffleThroughput.key(kind)).isPositive();
+            assertThat(t.hybrid() != null)
+                    .as(ShuffleThroughput.key(kind))
+                    .isEqualTo(kind.isReadableWhileWritten());
+            assertThat(t.delivered()).as(ShuffleThroughput.key(kind)).isEqualTo(written);
         }
         assertThat(written.records()).isEqualTo(3000);
         assertThat(result.limit().delivered()).isNull();
         assertThat(result.flinkSort()).isNull();
-        assertThat(result.system(Kind.SORT).files()).isEqualTo(5); // one file per partition
-        assertThat(result.system(Kind.HASH).files()).isEqualTo(5 * 5);
+        assertThat(result.system(PartitionKind.SORT).files())
+                .isEqualTo(5); // one file per partition
+        assertThat(result.system(PartitionKind.HASH).files()).isEqualTo(5 * 5);
         // One data file per producer; nothing spilled in an ample pool.
-        assertThat(result.system(Kind.HYBRID_FULL).files()).isEqualTo(5);
-        assertThat(result.system(Kind.HYBRID_SELECTIVE).files()).isEqualTo(5);
+        assertThat(result.system(PartitionKind.HYBRID_FULL).files()).isEqualTo(5);
+        assertThat(result.system(PartitionKind.HYBRID_SELECTIVE).files()).isEqualTo(5);
         assertThat(result.ioFailure()).isNull();
         assertThat(result.consumers()).isEqualTo(Consumers.EARLY);
         try (var files = Files.list(dir)) {
@@ -112,13 +115,14 @@ class ShuffleThroughputTest {
                         2,
                         ShuffleOptions.builder().pageSizeBytes(4096).totalPages(1024).build(),
                         dir,
-                        Set.of(Kind.HYBRID_SELECTIVE, Kind.SORT),
+                        Set.of(PartitionKind.HYBRID_SELECTIVE, PartitionKind.SORT),
                         Consumers.LATE);
 
         ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
 
-        assertThat(result.systems().keySet()).containsExactly(Kind.SORT, Kind.HYBRID_SELECTIVE);
-        assertThat(result.system(Kind.HASH)).isNull();
+        assertThat(result.systems().keySet())
+                .containsExactly(PartitionKind.SORT, PartitionKind.HYBRID_SELECTIVE);
+        assertThat(result.system(PartitionKind.HASH)).isNull();
         assertThat(ShuffleThroughput.steps(settings)).isEqualTo(3);
     }
 
@@ -126,8 +130,8 @@ class ShuffleThroughputTest {
     void run_hybridEarlyConsumersAmplePool_selectiveStaysInMemory_fullWritesAllReadsMemory() {
         ShuffleThroughput.Settings settings = hybrid(Consumers.EARLY);
 
-        Throughput full = ShuffleThroughput.run(settings, Kind.HYBRID_FULL);
-        Throughput selective = ShuffleThroughput.run(settings, Kind.HYBRID_SELECTIVE);
+        Throughput full = ShuffleThroughput.run(settings, PartitionKind.HYBRID_FULL);
+        Throughput selective = ShuffleThroughput.run(settings, PartitionKind.HYBRID_SELECTIVE);
 
         assertThat(full.failure()).isNull();
         assertThat(selective.failure()).isNull();
@@ -161,7 +165,8 @@ class ShuffleThroughputTest {
         "WAVES, HYBRID_FULL",
         "WAVES, HYBRID_SELECTIVE"
     })
-    void run_hybridLateOrInWaves_readsEveryByte(Consumers consumers, Kind kind) throws Exception {
+    void run_hybridLateOrInWaves_readsEveryByte(Consumers consumers, PartitionKind kind)
+            throws Exception {
         Throughput t = ShuffleThroughput.run(hybrid(consumers), kind);
 
         assertThat(t.failure()).isNull();
@@ -181,7 +186,7 @@ class ShuffleThroughputTest {
      */
     @ParameterizedTest
     @CsvSource({"SORT", "HYBRID_SELECTIVE"})
-    void run_pacedProducers_writeNoFasterThanThePace(Kind kind) throws Exception {
+    void run_pacedProducers_writeNoFasterThanThePace(PartitionKind kind) throws Exception {
         ShuffleThroughput.Settings base = hybrid(Consumers.EARLY);
         ShuffleThroughput.Settings paced =
                 new ShuffleThroughput.Settings(
@@ -207,18 +212,19 @@ class ShuffleThroughputTest {
 
         ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
 
-        assertThat(result.system(Kind.SORT).failure()).isNull();
-        ShuffleThroughput.Failure failure = result.system(Kind.HASH).failure();
+        assertThat(result.system(PartitionKind.SORT).failure()).isNull();
+        ShuffleThroughput.Failure failure = result.system(PartitionKind.HASH).failure();
         assertThat(failure).isNotNull();
         assertThat(failure.reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
         // 4 hash writers at once (100 subpartitions + 1 page to compress), plus the IO scheduler.
         long required = (4 * 101 + ShuffleMemory.ioSchedulerPages(settings.options())) * 4096L;
         assertThat(failure.requiredMemoryBytes()).isEqualTo(required);
-        assertThat(ShuffleThroughput.requiredMemoryBytes(settings, Kind.HASH)).isEqualTo(required);
+        assertThat(ShuffleThroughput.requiredMemoryBytes(settings, PartitionKind.HASH))
+                .isEqualTo(required);
         assertThat(failure.message())
                 .contains("needs " + (required >> 10) + " KiB of network memory, has 1600 KiB")
                 .contains("4 tasks at once, each a hash writer of 101 pages");
-        assertThat(result.system(Kind.HASH).files()).isZero();
+        assertThat(result.system(PartitionKind.HASH).files()).isZero();
         assertThat(result.ioFailure()).as("a memory shortfall is not a failed run").isNull();
     }
 
@@ -229,9 +235,10 @@ class ShuffleThroughputTest {
 
         ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
 
-        for (Kind kind : EnumSet.of(Kind.HYBRID_FULL, Kind.HYBRID_SELECTIVE)) {
+        for (PartitionKind kind :
+                EnumSet.of(PartitionKind.HYBRID_FULL, PartitionKind.HYBRID_SELECTIVE)) {
             ShuffleThroughput.Failure failure = result.system(kind).failure();
-            assertThat(failure).as(kind.key()).isNotNull();
+            assertThat(failure).as(ShuffleThroughput.key(kind)).isNotNull();
             assertThat(failure.reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
             // Every writer (64 sort-buffer pages + 1 + 1 to compress) and every gate (64 pages).
             long required = (io + 100L * (66 + 64)) * 4096;
@@ -252,7 +259,7 @@ class ShuffleThroughputTest {
         int io = ShuffleMemory.ioSchedulerPages(settings.options());
 
         long tasks = consumers == Consumers.WAVES ? 4 : 1000;
-        assertThat(ShuffleThroughput.requiredMemoryBytes(settings, Kind.HYBRID_SELECTIVE))
+        assertThat(ShuffleThroughput.requiredMemoryBytes(settings, PartitionKind.HYBRID_SELECTIVE))
                 .isEqualTo((io + tasks * (66 + 64)) * 4096);
     }
 
@@ -261,7 +268,7 @@ class ShuffleThroughputTest {
         // 4 writers of 66 pages + 17 for the IO scheduler leave 219 of 500 pages: 54 per gate.
         ShuffleThroughput.Settings settings = settings(4, 500, dir);
 
-        assertThat(ShuffleThroughput.memoryNeeds(settings, Kind.HYBRID_FULL))
+        assertThat(ShuffleThroughput.memoryNeeds(settings, PartitionKind.HYBRID_FULL))
                 .startsWith("needs 2148 KiB of network memory, has 2000 KiB")
                 .endsWith("; it fits with input gates of at most 54 pages");
     }
@@ -278,7 +285,9 @@ class ShuffleThroughputTest {
             try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
                 int before = worker.stats().pagesInUse();
                 try (HybridPartitionWriter writer =
-                        worker.createHybridPartition("w", 3, HybridPartition.Mode.SELECTIVE)) {
+                        (HybridPartitionWriter)
+                                worker.createPartition(
+                                        new PartitionId(0, 0), 3, PartitionKind.HYBRID_SELECTIVE)) {
                     assertThat(writer.partition().isFinished()).isFalse();
                     assertThat(worker.stats().pagesInUse() - before)
                             .as("%s", compression)
@@ -304,12 +313,12 @@ class ShuffleThroughputTest {
                             2,
                             hybrid(consumers).options(),
                             parent,
-                            EnumSet.of(Kind.HYBRID_FULL),
+                            EnumSet.of(PartitionKind.HYBRID_FULL),
                             consumers);
 
             // Full mode writes every byte: 2 MB cannot fit in 512 KiB. The worker closes only
             // with every page back, so a leak would fail the run with an IllegalStateException.
-            Throughput t = ShuffleThroughput.run(settings, Kind.HYBRID_FULL);
+            Throughput t = ShuffleThroughput.run(settings, PartitionKind.HYBRID_FULL);
 
             assertThat(t.failure()).isNotNull();
             assertThat(t.failure().reason()).isEqualTo(Reason.IO_ERROR);

@@ -12,8 +12,8 @@ import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartSet;
 import io.railyard.jobmaster.JobMaster;
 import io.railyard.jobmaster.WorkerGateway;
-import io.railyard.local.LocalEngine.BlockingShuffle;
 import io.railyard.local.LocalEngine.Worker;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.PartitionLostException;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.JobGraph;
@@ -46,7 +46,7 @@ final class JobRun implements WorkerGateway {
     private final JobGraph graph;
     private final TaskCode.Factory code;
     private final List<Worker> workers;
-    private final BlockingShuffle blocking;
+    private final PartitionKind blocking;
     private final ScheduledExecutorService main;
     private final InMemoryBlobStore blobs = new InMemoryBlobStore();
     private final WorkerDescriptorCache descriptorCache = new WorkerDescriptorCache(blobs);
@@ -89,7 +89,7 @@ final class JobRun implements WorkerGateway {
             RestartBackoffPolicy policy,
             OffloadOptions offload,
             List<Worker> workers,
-            BlockingShuffle blocking) {
+            PartitionKind blocking) {
         this.graph = graph;
         this.code = code;
         this.workers = workers;
@@ -264,12 +264,11 @@ final class JobRun implements WorkerGateway {
                     return held.partition();
                 }
                 if (gone.contains(id)) {
-                    throw new PartitionLostException(id.toString(), id, "it was released", null);
+                    throw new PartitionLostException(id, "it was released", null);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new PartitionLostException(
-                            id.toString(),
                             id,
                             "no worker produced it within " + PARTITION_WAIT_MILLIS + " ms",
                             null);
@@ -459,9 +458,13 @@ final class JobRun implements WorkerGateway {
         void run() throws Exception;
     }
 
+    /**
+     * The partition {@code failure} reports lost (the first {@link PartitionLostException} in its
+     * cause chain), or null if it reports none: what the JobManager takes as the lost partition.
+     */
     private static @Nullable PartitionId lost(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof PartitionLostException e && e.partitionId() != null) {
+            if (t instanceof PartitionLostException e) {
                 return e.partitionId();
             }
         }

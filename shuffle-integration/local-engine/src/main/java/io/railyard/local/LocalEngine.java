@@ -7,6 +7,7 @@ import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.HybridStats;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.Failures;
 import io.railyard.topology.JobGraph;
@@ -39,15 +40,15 @@ import org.jspecify.annotations.Nullable;
  *       time; a task holds its slot until it finishes, fails or is cancelled. Tasks are placed on
  *       workers round-robin in deployment order. The engine counts the slots running a task ({@link
  *       Progress#slotsBusy}) and the most at once per job ({@link JobResult#maxSlotsBusy}).
- *   <li>Partitions by type: BLOCKING is sort-based (or hash-based, {@link BlockingShuffle});
- *       HYBRID_FULL and HYBRID_SELECTIVE are hybrid partitions; PIPELINED and PIPELINED_BOUNDED are
- *       in-memory bounded partitions ({@link
- *       io.railyard.shuffle.partition.HybridPartition.Mode#PIPELINED}: consumers read from memory
- *       while the producer writes, and the producer waits once its bound of unconsumed pages is
- *       reached while all its consumers read; it spills only under pool pressure or while a
- *       consumer has no slot yet, so too few slots never deadlock). Hybrid and pipelined partitions
- *       exist from the producer's deployment, so a consumer deployed after it always finds them; a
- *       blocking partition exists once its producer finished.
+ *   <li>Partitions by type: BLOCKING is the engine's blocking {@link PartitionKind}, {@link
+ *       PartitionKind#SORT} or {@link PartitionKind#HASH}; HYBRID_FULL and HYBRID_SELECTIVE are
+ *       {@link PartitionKind#HYBRID_FULL} and {@link PartitionKind#HYBRID_SELECTIVE}; PIPELINED and
+ *       PIPELINED_BOUNDED are in-memory bounded partitions ({@link PartitionKind#PIPELINED}:
+ *       consumers read from memory while the producer writes, and the producer waits once its bound
+ *       of unconsumed pages is reached while all its consumers read; it spills only under pool
+ *       pressure or while a consumer has no slot yet, so too few slots never deadlock). Hybrid and
+ *       pipelined partitions exist from the producer's deployment, so a consumer deployed after it
+ *       always finds them; a blocking partition exists once its producer finished.
  *   <li>A consumer reads every partition of its consumed groups in-process, through its own
  *       worker's IO thread and pages, wherever the partition was written (one machine).
  *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.
@@ -57,19 +58,11 @@ import org.jspecify.annotations.Nullable;
  * stops every worker.
  */
 public final class LocalEngine implements AutoCloseable {
-    /** How BLOCKING results are written. */
-    public enum BlockingShuffle {
-        /** One sort-based file per partition. */
-        SORT,
-        /** One file per subpartition. */
-        HASH
-    }
-
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final ShuffleDirectory directory;
     private final List<Worker> workers = new ArrayList<>();
     private final int slots;
-    private final BlockingShuffle blocking;
+    private final PartitionKind blocking;
     private volatile @Nullable JobRun current;
     private final AtomicInteger busy = new AtomicInteger(); // slots running a task, all workers
     private final AtomicInteger peakBusy = new AtomicInteger(); // the most at once this job
@@ -142,9 +135,11 @@ public final class LocalEngine implements AutoCloseable {
     /**
      * An engine of {@code numWorkers} workers with {@code slotsPerWorker} slots each, writing under
      * a fresh shuffle directory in {@code parent}, each worker with network memory per {@code
-     * options}.
+     * options}; BLOCKING results are partitions of kind {@code blocking}.
      *
-     * @throws IllegalArgumentException if a count is below 1, naming it
+     * @param blocking {@link PartitionKind#SORT} or {@link PartitionKind#HASH}
+     * @throws IllegalArgumentException if a count is below 1, naming it, or {@code blocking} is not
+     *     a blocking kind
      * @throws IOException if a directory cannot be made
      */
     public LocalEngine(
@@ -152,10 +147,14 @@ public final class LocalEngine implements AutoCloseable {
             int numWorkers,
             int slotsPerWorker,
             ShuffleOptions options,
-            BlockingShuffle blocking)
+            PartitionKind blocking)
             throws IOException {
         checkArgument(numWorkers >= 1, "workers must be >= 1, was %s", numWorkers);
         checkArgument(slotsPerWorker >= 1, "slots must be >= 1, was %s", slotsPerWorker);
+        checkArgument(
+                !blocking.isReadableWhileWritten(),
+                "the partition kind of BLOCKING results must be SORT or HASH, was %s",
+                blocking);
         this.directory = ShuffleDirectory.create(parent, "railyard-local-");
         this.slots = slotsPerWorker;
         this.blocking = blocking;

@@ -4,11 +4,9 @@ import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.InputDescriptor;
 import io.railyard.deployment.ProducedPartition;
 import io.railyard.deployment.TaskDeploymentDescriptor;
-import io.railyard.local.LocalEngine.BlockingShuffle;
 import io.railyard.local.LocalEngine.Worker;
-import io.railyard.shuffle.partition.HybridPartition;
-import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ResultPartitionWriter;
@@ -40,7 +38,7 @@ final class TaskRun implements Runnable, TaskContext {
     private final Worker worker;
     private final TaskDeploymentDescriptor descriptor;
     private final TaskCode code;
-    private final BlockingShuffle blocking;
+    private final PartitionKind blocking;
     private final @Nullable ResultPartitionWriter[] writers;
     private final List<InputGate> gates = new ArrayList<>();
     private final CountDownLatch ended = new CountDownLatch(1);
@@ -53,7 +51,7 @@ final class TaskRun implements Runnable, TaskContext {
             Worker worker,
             TaskDeploymentDescriptor descriptor,
             TaskCode code,
-            BlockingShuffle blocking) {
+            PartitionKind blocking) {
         this.job = job;
         this.worker = worker;
         this.descriptor = descriptor;
@@ -129,24 +127,25 @@ final class TaskRun implements Runnable, TaskContext {
     void createEarlyPartitions() throws IOException {
         for (int k = 0; k < writers.length; k++) {
             ProducedPartition produced = descriptor.produced().get(k);
-            HybridPartition.Mode mode = hybridMode(produced.type());
-            if (mode != null) {
+            PartitionKind kind = kindOf(produced.type());
+            if (kind.isReadableWhileWritten()) {
                 PartitionId id = new PartitionId(produced.partition(), attempt());
-                HybridPartitionWriter writer =
-                        worker.shuffle()
-                                .createHybridPartition(id, produced.numSubpartitions(), mode);
+                ResultPartitionWriter writer =
+                        worker.shuffle().createPartition(id, produced.numSubpartitions(), kind);
                 writers[k] = writer;
-                job.register(this, id, writer.partition()); // main thread: not cancelled yet
+                // Main thread: not cancelled yet.
+                job.register(this, id, writer.readablePartition().orElseThrow());
             }
         }
     }
 
-    private static HybridPartition.@Nullable Mode hybridMode(ResultPartitionType type) {
+    /** The shuffle's partition kind for results of {@code type}. */
+    private PartitionKind kindOf(ResultPartitionType type) {
         return switch (type) {
-            case BLOCKING -> null;
-            case HYBRID_FULL -> HybridPartition.Mode.FULL;
-            case HYBRID_SELECTIVE -> HybridPartition.Mode.SELECTIVE;
-            case PIPELINED, PIPELINED_BOUNDED -> HybridPartition.Mode.PIPELINED;
+            case BLOCKING -> blocking;
+            case HYBRID_FULL -> PartitionKind.HYBRID_FULL;
+            case HYBRID_SELECTIVE -> PartitionKind.HYBRID_SELECTIVE;
+            case PIPELINED, PIPELINED_BOUNDED -> PartitionKind.PIPELINED;
         };
     }
 
@@ -191,9 +190,8 @@ final class TaskRun implements Runnable, TaskContext {
             if (writers[k] == null) {
                 PartitionId id = new PartitionId(produced.partition(), attempt());
                 writers[k] =
-                        blocking == BlockingShuffle.SORT
-                                ? shuffle.createSortPartition(id, produced.numSubpartitions())
-                                : shuffle.createHashPartition(id, produced.numSubpartitions());
+                        shuffle.createPartition(
+                                id, produced.numSubpartitions(), kindOf(produced.type()));
             }
         }
     }
@@ -234,7 +232,7 @@ final class TaskRun implements Runnable, TaskContext {
             if (writer != null) {
                 ResultPartition partition = writer.finish();
                 writers[k] = null;
-                if (!(writer instanceof HybridPartitionWriter)) {
+                if (!writer.kind().isReadableWhileWritten()) { // registered at creation
                     ProducedPartition produced = descriptor.produced().get(k);
                     PartitionId id = new PartitionId(produced.partition(), attempt());
                     if (!job.register(this, id, partition)) {

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.JobFailedException;
 import io.railyard.failover.RestartBackoffPolicy;
-import io.railyard.local.LocalEngine.BlockingShuffle;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
@@ -80,7 +80,7 @@ class BackoffExhaustionEngineTest {
                     };
                 };
 
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(graph, throwing, policy(name), TIMEOUT, OFFLOAD_EVERY_GROUP);
 

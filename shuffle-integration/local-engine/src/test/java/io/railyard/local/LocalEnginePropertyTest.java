@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartOracle;
-import io.railyard.local.LocalEngine.BlockingShuffle;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.RandomJobGraphs;
 import io.railyard.topology.ResultPartitionType;
@@ -100,7 +100,7 @@ class LocalEnginePropertyTest {
         AtomicIntegerArray lastAttempt = new AtomicIntegerArray(graph.numTasks());
         // Enough slots for any pipelined region: tasks wait for slots, never for each other.
         try (LocalEngine engine =
-                new LocalEngine(dir, 2, graph.numTasks(), OPTIONS, BlockingShuffle.SORT)) {
+                new LocalEngine(dir, 2, graph.numTasks(), OPTIONS, PartitionKind.SORT)) {
             TaskCode.Factory code =
                     (vertex, subtask, attempt) -> {
                         lastAttempt.accumulateAndGet(

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.failover.JobFailedException;
 import io.railyard.failover.RestartBackoffPolicy;
-import io.railyard.local.LocalEngine.BlockingShuffle;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
@@ -64,7 +64,7 @@ class LocalEngineTest {
     /** Runs {@code job} on 2 workers of {@code slots} slots: exact after exactly one restart. */
     private void assertExactAfterOneRestart(JobGraph graph, ForwardingJob job, int slots)
             throws Exception {
-        try (LocalEngine engine = new LocalEngine(dir, 2, slots, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, slots, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(
                             graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
@@ -79,7 +79,7 @@ class LocalEngineTest {
     void sourceToSink_deliversEveryRecordOnce(ResultPartitionType type) throws Exception {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 11);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
@@ -92,7 +92,7 @@ class LocalEngineTest {
     void hashShuffle_deliversEveryRecordOnce() throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 12);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.HASH)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, PartitionKind.HASH)) {
             assertExact(engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT), job, 1);
         }
     }
@@ -143,7 +143,7 @@ class LocalEngineTest {
                     }
                     return job.create(vertex, subtask, attempt);
                 };
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(
                             graph,
@@ -199,7 +199,7 @@ class LocalEngineTest {
             throws Exception {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 17);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             // Sink 0 runs on worker 0 (placement is round-robin in deployment order): it loses its
             // worker before it reads, so it fails, whatever its gate has already buffered.
             TaskCode.Factory losing =
@@ -229,7 +229,7 @@ class LocalEngineTest {
     void whenThePolicyGivesUp_theJobFailsWithTheCause_andNothingIsLeft() throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 15).failing(1, 0, 0, 10);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertThat(result.state()).isEqualTo(JobResult.State.FAILED);
@@ -245,6 +245,19 @@ class LocalEngineTest {
     }
 
     @Test
+    void aKindReadableWhileWritten_isRefusedForBlockingResults() {
+        for (PartitionKind kind : PartitionKind.values()) {
+            if (kind.isReadableWhileWritten()) {
+                org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                        .isThrownBy(() -> new LocalEngine(dir, 1, 1, OPTIONS, kind))
+                        .withMessage(
+                                "the partition kind of BLOCKING results must be SORT or HASH, was "
+                                        + kind);
+            }
+        }
+    }
+
+    @Test
     void aDatasetItsConsumersCannotShare_isRefusedNamingTheEdges() throws Exception {
         JobGraph graph =
                 JobGraph.builder()
@@ -255,7 +268,7 @@ class LocalEngineTest {
                         .addEdge("out", "a", ALL_TO_ALL)
                         .addEdge("out", "b", ALL_TO_ALL)
                         .build();
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                     .isThrownBy(
                             () ->
@@ -267,7 +280,7 @@ class LocalEngineTest {
                     .withMessageContaining("one partition per producer cannot feed both");
         }
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-                .isThrownBy(() -> new LocalEngine(dir, 0, 1, OPTIONS, BlockingShuffle.SORT))
+                .isThrownBy(() -> new LocalEngine(dir, 0, 1, OPTIONS, PartitionKind.SORT))
                 .withMessage("workers must be >= 1, was 0");
     }
 
@@ -280,7 +293,7 @@ class LocalEngineTest {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob plain = ForwardingJob.of(graph, 1_000, 64, 18);
         ForwardingJob skewed = plain.withSource(0, new ForwardingJob.SourceRecords(500, 1, 5_000));
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, skewed, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, skewed, 1);
@@ -309,7 +322,7 @@ class LocalEngineTest {
                 ForwardingJob.of(graph, 200, 32, 19)
                         .withSource(0, new ForwardingJob.SourceRecords(200, 2, 2_000))
                         .failingAtRate(0.3);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(
                             graph,
@@ -337,7 +350,7 @@ class LocalEngineTest {
                 }) {
             JobGraph graph = twoVertices(type);
             ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 20);
-            try (LocalEngine engine = new LocalEngine(dir, 2, 4, ample, BlockingShuffle.SORT)) {
+            try (LocalEngine engine = new LocalEngine(dir, 2, 4, ample, PartitionKind.SORT)) {
                 JobResult first = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
                 JobResult second =
                         engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
@@ -383,7 +396,7 @@ class LocalEngineTest {
                         TaskCode code = job.create(vertex, subtask, attempt);
                         return vertex == 0 ? code : context -> code.run(new SlowInputs(context));
                     };
-            try (LocalEngine engine = new LocalEngine(dir, 2, 4, tight, BlockingShuffle.SORT)) {
+            try (LocalEngine engine = new LocalEngine(dir, 2, 4, tight, PartitionKind.SORT)) {
                 JobResult result =
                         engine.run(graph, slowSinks, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
@@ -465,14 +478,14 @@ class LocalEngineTest {
                         return code.run(context);
                     };
                 };
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(graph, meeting, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
             assertThat(result.maxSlotsBusy()).isEqualTo(4);
         }
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
@@ -508,7 +521,7 @@ class LocalEngineTest {
                         return code.run(context);
                     };
                 };
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
             assertThat(engine.progress()).isNull();
             List<LocalEngine.Progress> seen = new ArrayList<>(); // the watcher's; read after join
             Thread watcher =

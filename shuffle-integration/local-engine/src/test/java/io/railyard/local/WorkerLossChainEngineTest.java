@@ -4,8 +4,8 @@ import static io.railyard.topology.DistributionPattern.POINTWISE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.failover.RestartBackoffPolicy;
-import io.railyard.local.LocalEngine.BlockingShuffle;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.JobGraphBuilder;
 import io.railyard.topology.ResultPartitionType;
@@ -56,7 +56,7 @@ class WorkerLossChainEngineTest {
         ForwardingJob job = ForwardingJob.of(graph, 500, 32, 23);
         AtomicIntegerArray runs = new AtomicIntegerArray(n);
         AtomicIntegerArray lastAttempt = new AtomicIntegerArray(n);
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, BlockingShuffle.SORT)) {
+        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             TaskCode.Factory failing =
                     (vertex, subtask, attempt) -> {
                         TaskCode code = job.create(vertex, subtask, attempt);

@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.topology.Failures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -55,8 +56,11 @@ public final class ShuffleDirectory implements AutoCloseable {
 
     private final Path path;
     private final Object lock = new Object();
-    // Guarded by lock.
+
+    @GuardedBy("lock")
     private @Nullable Thread hook;
+
+    @GuardedBy("lock")
     private boolean closed;
 
     private ShuffleDirectory(Path path) {

@@ -12,32 +12,38 @@ import org.jspecify.annotations.Nullable;
  * succeeds (at once, or as soon as borrowed pages come back); beyond it, {@link #tryRequest(int,
  * List)} borrows pages nobody is promised, all or nothing, without waiting.
  *
- * <p>Thread-safe; every call takes the pool's lock briefly. The data-path calls, {@link
- * #tryRequest()}, {@link #tryRequest(int, List)} and {@link #recycle}, allocate nothing while no
- * request waits in the pool; {@link #request}, {@link #requestBlocking} and {@link #close} are
- * coordination calls and allocate (a future, lists, a queue entry). Costs are in {@link
- * NetworkBufferPool}'s class doc.
+ * <p>Thread-safe; every call takes the pool's lock briefly, and the pool keeps the owner's accounts
+ * ({@link OwnerAccounts}) under that lock. The data-path calls, {@link #tryRequest()}, {@link
+ * #tryRequest(int, List)} and {@link #recycle}, allocate nothing while no request waits in the
+ * pool; {@link #request}, {@link #requestBlocking} and {@link #close} are coordination calls and
+ * allocate (a future, lists, a queue entry). Costs are in {@link NetworkBufferPool}'s class doc.
  */
 public final class BufferOwner implements AutoCloseable {
     final NetworkBufferPool pool;
+
+    /** The owner's number in its pool, never reused: which owner holds a page. */
     final int id;
+
+    /** The owner's account in its pool's {@link OwnerAccounts}, reused once it is closed. */
+    final int slot;
+
     private final String name;
-    // Written under the pool's lock (lowerGuarantee); read anywhere.
-    volatile int guaranteedPages;
     final @Nullable RevocationListener listener;
-    // Guarded by the pool's lock.
-    int inUse;
-    int pendingPages;
-    boolean closed;
+
+    // Changed only by the pool under its lock (lowerGuarantee), together with the pool's totals;
+    // read anywhere without it.
+    private volatile int guaranteedPages;
 
     BufferOwner(
             NetworkBufferPool pool,
             int id,
+            int slot,
             String name,
             int guaranteedPages,
             @Nullable RevocationListener listener) {
         this.pool = pool;
         this.id = id;
+        this.slot = slot;
         this.name = name;
         this.guaranteedPages = guaranteedPages;
         this.listener = listener;
@@ -51,6 +57,11 @@ public final class BufferOwner implements AutoCloseable {
     /** Pages pledged to this owner. */
     public int guaranteedPages() {
         return guaranteedPages;
+    }
+
+    /** The pool lowered the pledge to {@code pages}, under its lock. */
+    void guaranteeLowered(int pages) {
+        guaranteedPages = pages;
     }
 
     /** Pages this owner holds now. */

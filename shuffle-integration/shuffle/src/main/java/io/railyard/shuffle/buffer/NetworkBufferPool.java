@@ -3,6 +3,7 @@ package io.railyard.shuffle.buffer;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.ShuffleOptions;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -17,9 +19,9 @@ import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,9 +43,11 @@ import org.jspecify.annotations.Nullable;
  *       free < unused}, a shortfall). Requests within a guarantee then wait (FIFO, all-or-nothing,
  *       as a future) and the pool asks borrowers, largest first, through their {@link
  *       RevocationListener} to give back the shortfall.
- *   <li><b>Threading.</b> Every method is thread-safe. One lock guards the accounting; futures are
- *       completed and listeners called after it is released, so no caller code runs under it. It is
- *       the innermost lock of the shuffle layer.
+ *   <li><b>Threading.</b> Every method is thread-safe. One lock guards the accounting (the owners'
+ *       included: {@link OwnerAccounts}); futures are completed and listeners called after it is
+ *       released, so no caller code runs under it, and no other lock is taken under it: it is the
+ *       innermost lock of the shuffle layer (the order is in the {@code io.railyard.shuffle}
+ *       package documentation).
  * </ul>
  *
  * <h2>Cost</h2>
@@ -70,14 +74,38 @@ public final class NetworkBufferPool implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final ShuffleOptions options;
     private final Page[] pages;
+
+    /** Per page: the id of the owner holding it, or -1. */
+    @GuardedBy("lock")
     private final int[] holder;
+
+    /** The free pages' indices, {@code freeCount} of them; the next taken is the last. */
+    @GuardedBy("lock")
     private final int[] free;
+
+    @GuardedBy("lock")
     private int freeCount;
+
+    /** The open owners, in registration order. */
+    @GuardedBy("lock")
     private final List<BufferOwner> owners = new ArrayList<>();
+
+    @GuardedBy("lock")
+    private final OwnerAccounts accounts = new OwnerAccounts();
+
+    @GuardedBy("lock")
     private final ArrayDeque<PendingRequest> pending = new ArrayDeque<>();
+
+    @GuardedBy("lock")
     private int guaranteed;
+
+    @GuardedBy("lock")
     private int unused;
+
+    @GuardedBy("lock")
     private int nextOwnerId;
+
+    @GuardedBy("lock")
     private boolean closed;
 
     /**
@@ -199,10 +227,18 @@ public final class NetworkBufferPool implements AutoCloseable {
         try {
             checkState(!closed, "network buffer pool closed");
             if ((long) guaranteed + guaranteedPages > pages.length) {
-                throw new InsufficientNetworkMemoryException(
-                        insufficientMessage(name, guaranteedPages, guaranteeKey));
+                throw InsufficientNetworkMemoryException.of(
+                        name, guaranteedPages, guaranteeKey, options, guaranteed, owners);
             }
-            owner = new BufferOwner(this, nextOwnerId++, name, guaranteedPages, listener);
+            owner =
+                    new BufferOwner(
+                            this,
+                            nextOwnerId++,
+                            accounts.reserve(),
+                            name,
+                            guaranteedPages,
+                            listener);
+            accounts.open(owner);
             owners.add(owner);
             guaranteed += guaranteedPages;
             unused += guaranteedPages;
@@ -263,7 +299,9 @@ public final class NetworkBufferPool implements AutoCloseable {
         try {
             List<OwnerStats> stats = new ArrayList<>(owners.size());
             for (BufferOwner owner : owners) {
-                stats.add(new OwnerStats(owner.name(), owner.guaranteedPages(), owner.inUse));
+                stats.add(
+                        new OwnerStats(
+                                owner.name(), owner.guaranteedPages(), accounts.inUse(owner)));
             }
             return stats;
         } finally {
@@ -279,29 +317,34 @@ public final class NetworkBufferPool implements AutoCloseable {
     @Override
     public void close() {
         List<PendingRequest> cancelled;
-        String leaks;
+        List<String> leaks = new ArrayList<>();
         lock.lock();
         try {
             if (closed) {
                 return;
             }
             closed = true;
-            OPEN.remove(this);
-            OPEN_COUNT.decrementAndGet();
             cancelled = new ArrayList<>(pending);
             pending.clear();
-            leaks =
-                    owners.stream()
-                            .filter(o -> o.inUse > 0)
-                            .map(o -> "'" + o.name() + "' holds " + o.inUse)
-                            .collect(Collectors.joining(", "));
+            for (BufferOwner owner : owners) {
+                int held = accounts.inUse(owner);
+                if (held > 0) {
+                    leaks.add("'" + owner.name() + "' holds " + held);
+                }
+            }
         } finally {
             lock.unlock();
         }
+        // Outside the lock, which is the innermost: the registry of open pools has a lock too.
+        OPEN.remove(this);
+        OPEN_COUNT.decrementAndGet();
         for (PendingRequest request : cancelled) {
             request.future.completeExceptionally(new CancellationException("pool closed"));
         }
-        checkState(leaks.isEmpty(), "network buffer pool closed with pages in use: %s", leaks);
+        checkState(
+                leaks.isEmpty(),
+                "network buffer pool closed with pages in use: %s",
+                String.join(", ", leaks));
     }
 
     /** Checks the accounting (tests). */
@@ -312,8 +355,8 @@ public final class NetworkBufferPool implements AutoCloseable {
             int promised = 0;
             int pledged = 0;
             for (BufferOwner owner : owners) {
-                inUse += owner.inUse;
-                promised += Math.max(0, owner.guaranteedPages() - owner.inUse);
+                inUse += accounts.inUse(owner);
+                promised += Math.max(0, owner.guaranteedPages() - accounts.inUse(owner));
                 pledged += owner.guaranteedPages();
             }
             int held = 0;
@@ -338,12 +381,12 @@ public final class NetworkBufferPool implements AutoCloseable {
                     head == null ? 0 : head.pages(),
                     freeCount);
             for (BufferOwner owner : owners) {
+                int waiting = accounts.waiting(owner);
                 checkState(
-                        owner.pendingPages == 0
-                                || owner.inUse + owner.pendingPages <= owner.guaranteedPages(),
+                        waiting == 0 || accounts.inUse(owner) + waiting <= owner.guaranteedPages(),
                         "owner '%s' waits for %s pages beyond its guarantee",
                         owner.name(),
-                        owner.pendingPages);
+                        waiting);
             }
         } finally {
             lock.unlock();
@@ -376,7 +419,7 @@ public final class NetworkBufferPool implements AutoCloseable {
                 return null;
             }
             Page page = takeFreeLocked(owner);
-            setInUse(owner, owner.inUse + 1);
+            setInUseLocked(owner, accounts.inUse(owner) + 1);
             return page;
         } finally {
             lock.unlock();
@@ -391,13 +434,13 @@ public final class NetworkBufferPool implements AutoCloseable {
         try {
             checkOpen(owner);
             checkArgument(
-                    owner.inUse + owner.pendingPages + n <= owner.guaranteedPages(),
+                    accounts.inUse(owner) + accounts.waiting(owner) + n <= owner.guaranteedPages(),
                     "owner '%s' asked for %s pages beyond its guarantee: it holds %s and waits for %s of"
                             + " %s guaranteed pages; borrow with tryRequest or raise its guarantee",
                     owner.name(),
                     n,
-                    owner.inUse,
-                    owner.pendingPages,
+                    accounts.inUse(owner),
+                    accounts.waiting(owner),
                     owner.guaranteedPages());
             if (pending.isEmpty() && freeCount >= n) {
                 List<Page> granted = new ArrayList<>(n);
@@ -406,7 +449,7 @@ public final class NetworkBufferPool implements AutoCloseable {
                 return future;
             }
             pending.add(new PendingRequest(owner, n, future));
-            owner.pendingPages += n;
+            accounts.addWaiting(owner, n);
             after = revocationsLocked();
         } finally {
             lock.unlock();
@@ -446,7 +489,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         lock.lock();
         try {
             checkOpen(owner);
-            int g = owner.guaranteedPages;
+            int g = owner.guaranteedPages();
             if (pages < 0 || pages > g) { // not checkArgument: it would box the ints
                 throw new IllegalArgumentException(
                         "owner '"
@@ -458,14 +501,16 @@ public final class NetworkBufferPool implements AutoCloseable {
                                 + "], not "
                                 + pages);
             }
+            int waiting = accounts.waiting(owner);
             checkState(
-                    owner.pendingPages == 0,
+                    waiting == 0,
                     "owner '%s' lowers its guarantee while it waits for %s pages",
                     owner.name(),
-                    owner.pendingPages);
-            unused += Math.max(0, pages - owner.inUse) - Math.max(0, g - owner.inUse);
+                    waiting);
+            int inUse = accounts.inUse(owner);
+            unused += Math.max(0, pages - inUse) - Math.max(0, g - inUse);
             guaranteed -= g - pages;
-            owner.guaranteedPages = pages;
+            owner.guaranteeLowered(pages);
             after = serveLocked();
         } finally {
             lock.unlock();
@@ -478,17 +523,13 @@ public final class NetworkBufferPool implements AutoCloseable {
         List<Runnable> after;
         lock.lock();
         try {
-            if (owner.closed) {
+            if (!accounts.isOpen(owner)) {
                 return;
             }
-            checkState(
-                    owner.inUse == 0,
-                    "owner '%s' closed while holding %s pages",
-                    owner.name(),
-                    owner.inUse);
-            owner.closed = true;
+            int held = accounts.inUse(owner);
+            checkState(held == 0, "owner '%s' closed while holding %s pages", owner.name(), held);
             pending.removeIf(r -> r.owner == owner && cancelled.add(r));
-            owner.pendingPages = 0;
+            accounts.close(owner);
             owners.remove(owner);
             guaranteed -= owner.guaranteedPages();
             unused -= owner.guaranteedPages();
@@ -506,7 +547,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     int inUse(BufferOwner owner) {
         lock.lock();
         try {
-            return owner.inUse;
+            return accounts.inUse(owner);
         } finally {
             lock.unlock();
         }
@@ -514,33 +555,36 @@ public final class NetworkBufferPool implements AutoCloseable {
 
     // ---- under the lock ----
 
+    @GuardedBy("lock")
     private void returnLocked(BufferOwner owner, int index) {
         holder[index] = -1;
         free[freeCount++] = index;
-        setInUse(owner, owner.inUse - 1);
+        setInUseLocked(owner, accounts.inUse(owner) - 1);
     }
 
     /**
      * Whether {@code n} pages may go to {@code owner} now: they are free, the free pages left still
      * cover every other owner's promise, and no waiting request is overtaken within a guarantee.
      */
+    @GuardedBy("lock")
     private boolean mayGrantLocked(BufferOwner owner, int n) {
-        int entitled =
-                Math.min(
-                        n, Math.max(0, owner.guaranteedPages() - owner.inUse - owner.pendingPages));
+        int left = owner.guaranteedPages() - accounts.inUse(owner) - accounts.waiting(owner);
+        int entitled = Math.min(n, Math.max(0, left));
         return freeCount >= n
                 && freeCount - n >= unused - entitled
                 && (pending.isEmpty() || entitled == 0);
     }
 
+    @GuardedBy("lock")
     private void grantLocked(BufferOwner owner, int n, List<Page> out) {
         for (int i = 0; i < n; i++) {
             out.add(takeFreeLocked(owner));
         }
-        setInUse(owner, owner.inUse + n);
+        setInUseLocked(owner, accounts.inUse(owner) + n);
     }
 
     /** Pops a free page for {@code owner}, cleared; the caller accounts for it with setInUse. */
+    @GuardedBy("lock")
     private Page takeFreeLocked(BufferOwner owner) {
         int index = free[--freeCount];
         holder[index] = owner.id;
@@ -549,16 +593,18 @@ public final class NetworkBufferPool implements AutoCloseable {
         return page;
     }
 
-    private void setInUse(BufferOwner owner, int inUse) {
+    @GuardedBy("lock")
+    private void setInUseLocked(BufferOwner owner, int inUse) {
         int g = owner.guaranteedPages();
-        unused += Math.max(0, g - inUse) - Math.max(0, g - owner.inUse);
-        owner.inUse = inUse;
+        unused += Math.max(0, g - inUse) - Math.max(0, g - accounts.inUse(owner));
+        accounts.setInUse(owner, inUse);
     }
 
     /**
      * Serves waiting requests in order while they fit; returns the completions to run. Allocates
      * nothing when no request waits (the common case of a recycle).
      */
+    @GuardedBy("lock")
     private List<Runnable> serveLocked() {
         if (pending.isEmpty()) {
             return List.of();
@@ -566,10 +612,10 @@ public final class NetworkBufferPool implements AutoCloseable {
         List<Runnable> after = new ArrayList<>();
         while (!pending.isEmpty() && pending.peek().pages <= freeCount) {
             PendingRequest request = pending.poll();
-            request.owner.pendingPages -= request.pages;
+            accounts.addWaiting(request.owner, -request.pages);
             List<Page> granted = new ArrayList<>(request.pages);
             grantLocked(request.owner, request.pages, granted);
-            request.future.granted = granted;
+            request.future.granted.set(granted);
             // Completed after the lock; a cancel in between gives the pages back in withdraw().
             after.add(() -> request.future.complete(granted));
         }
@@ -580,6 +626,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     }
 
     /** Asks borrowers, largest first, to give back the pages promised but lent out. */
+    @GuardedBy("lock")
     private List<Runnable> revocationsLocked() {
         int waiting = 0;
         for (PendingRequest request : pending) {
@@ -589,33 +636,40 @@ public final class NetworkBufferPool implements AutoCloseable {
         if (shortfall <= 0) {
             return List.of();
         }
-        List<BufferOwner> borrowers = new ArrayList<>();
+        List<Borrower> borrowers = new ArrayList<>();
         for (BufferOwner owner : owners) {
-            if (owner.listener != null && owner.inUse > owner.guaranteedPages()) {
-                borrowers.add(owner);
+            int borrowed = accounts.inUse(owner) - owner.guaranteedPages();
+            if (owner.listener != null && borrowed > 0) {
+                borrowers.add(new Borrower(owner, borrowed));
             }
         }
-        borrowers.sort(
-                Comparator.comparingInt((BufferOwner o) -> o.inUse - o.guaranteedPages())
-                        .reversed());
+        borrowers.sort(Comparator.comparingInt(Borrower::pages).reversed());
         List<Runnable> asks = new ArrayList<>();
-        for (BufferOwner borrower : borrowers) {
+        for (Borrower borrower : borrowers) {
             if (shortfall <= 0) {
                 break;
             }
-            int ask = Math.min(shortfall, borrower.inUse - borrower.guaranteedPages());
+            int ask = Math.min(shortfall, borrower.pages());
             shortfall -= ask;
-            RevocationListener listener = Objects.requireNonNull(borrower.listener);
-            asks.add(() -> listener.revoke(borrower, ask));
+            BufferOwner owner = borrower.owner();
+            RevocationListener listener = Objects.requireNonNull(owner.listener);
+            asks.add(() -> listener.revoke(owner, ask));
         }
         return asks;
     }
 
+    /** An owner holding {@code pages} beyond its guarantee. */
+    private record Borrower(BufferOwner owner, int pages) {}
+
     /** A waiting request that withdraws itself from the queue when cancelled. */
     private final class PageRequest extends CompletableFuture<List<Page>> {
         private final BufferOwner owner;
-        // Guarded by the pool's lock: the pages granted before the future was completed.
-        private @Nullable List<Page> granted;
+
+        /**
+         * The pages granted before the future was completed (set and taken under the pool's lock;
+         * an atomic so that the request, not the pool, holds it).
+         */
+        private final AtomicReference<@Nullable List<Page>> granted = new AtomicReference<>();
 
         PageRequest(BufferOwner owner) {
             this.owner = owner;
@@ -639,18 +693,17 @@ public final class NetworkBufferPool implements AutoCloseable {
         List<Runnable> after;
         lock.lock();
         try {
-            boolean queued =
-                    pending.removeIf(
-                            r -> {
-                                if (r.future == future) {
-                                    owner.pendingPages -= r.pages;
-                                    return true;
-                                }
-                                return false;
-                            });
-            List<Page> granted = future.granted;
-            if (!queued && granted != null) {
-                future.granted = null;
+            boolean queued = false;
+            for (Iterator<PendingRequest> it = pending.iterator(); it.hasNext(); ) {
+                PendingRequest request = it.next();
+                if (request.future == future) {
+                    accounts.addWaiting(owner, -request.pages);
+                    it.remove();
+                    queued = true;
+                }
+            }
+            List<Page> granted = queued ? null : future.granted.getAndSet(null);
+            if (granted != null) {
                 for (Page page : granted) {
                     returnLocked(owner, page.index());
                 }
@@ -682,11 +735,13 @@ public final class NetworkBufferPool implements AutoCloseable {
         }
     }
 
+    @GuardedBy("lock")
     private void checkOpen(BufferOwner owner) {
         checkState(!closed, "network buffer pool closed");
-        checkState(!owner.closed, "owner '%s' is closed", owner.name());
+        checkState(accounts.isOpen(owner), "owner '%s' is closed", owner.name());
     }
 
+    @GuardedBy("lock")
     private String holderName(int id) {
         if (id < 0) {
             return "nobody (recycled twice?)";
@@ -697,41 +752,6 @@ public final class NetworkBufferPool implements AutoCloseable {
             }
         }
         return "owner #" + id;
-    }
-
-    private String insufficientMessage(String name, int required, String guaranteeKey) {
-        int pageSize = options.pageSizeBytes();
-        String largest =
-                owners.stream()
-                        .sorted(Comparator.comparingInt(BufferOwner::guaranteedPages).reversed())
-                        .limit(5)
-                        .map(o -> "'" + o.name() + "' " + o.guaranteedPages())
-                        .collect(Collectors.joining(", "));
-        long neededBytes = ((long) guaranteed + required) * pageSize;
-        return "insufficient network memory: '"
-                + name
-                + "' needs "
-                + required
-                + " guaranteed pages ("
-                + ShuffleOptions.bytesText((long) required * pageSize)
-                + "), but only "
-                + (pages.length - guaranteed)
-                + " of "
-                + pages.length
-                + " pages are not yet guaranteed ("
-                + guaranteed
-                + " guaranteed to "
-                + owners.size()
-                + " owners"
-                + (largest.isEmpty() ? "" : ", largest: " + largest)
-                + "); raise "
-                + ShuffleOptions.TOTAL_MEMORY_KEY
-                + " (now "
-                + ShuffleOptions.bytesText(options.totalMemoryBytes())
-                + ") to at least "
-                + ShuffleOptions.bytesText(neededBytes)
-                + ", or lower "
-                + guaranteeKey;
     }
 
     private record PendingRequest(BufferOwner owner, int pages, PageRequest future) {}

@@ -4,7 +4,8 @@
  * pages, with its guarantee) and {@code Page} (one slice of the budget).
  *
  * <p>Threading: every pool and owner method is thread-safe; the pool's lock is the innermost lock
- * of the shuffle layer and no caller code runs under it; a page has one owner at a time.
+ * of the shuffle layer (the order is in the {@code io.railyard.shuffle} package documentation) and
+ * no caller code runs under it; a page has one owner at a time.
  */
 @NullMarked
 package io.railyard.shuffle.buffer;

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -29,8 +30,9 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
         CLOSED
     }
 
+    private final PartitionId id;
     private final String name;
-    private final @Nullable PartitionId id;
+    private final PartitionKind kind;
     private final int numSubpartitions;
     private final BufferOwner owner;
     private final List<Page> pages;
@@ -40,15 +42,16 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
     private long bytesWritten;
 
     AbstractPartitionWriter(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
+            PartitionKind kind,
             int numSubpartitions,
             BufferOwner owner,
             List<Page> pages,
             LongAdder workerBytesWritten,
             LeftoverFiles leftovers) {
-        this.name = name;
         this.id = id;
+        this.name = id.toString();
+        this.kind = kind;
         this.numSubpartitions = numSubpartitions;
         this.owner = owner;
         this.pages = pages;
@@ -57,13 +60,23 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
     }
 
     @Override
+    public final PartitionId id() {
+        return id;
+    }
+
+    @Override
     public final String name() {
         return name;
     }
 
-    /** The scheduler's id of the partition being written, or null if created by name only. */
-    final @Nullable PartitionId id() {
-        return id;
+    @Override
+    public final PartitionKind kind() {
+        return kind;
+    }
+
+    @Override
+    public Optional<ResultPartition> readablePartition() {
+        return Optional.empty();
     }
 
     @Override
@@ -171,7 +184,7 @@ abstract class AbstractPartitionWriter<P extends ResultPartition> implements Res
                         ? PartitionWriteException.openFilesHint(numSubpartitions)
                         : "";
         PartitionWriteException failure =
-                new PartitionWriteException(name, fileInProgress(), bytesWritten, hint, cause);
+                new PartitionWriteException(id, fileInProgress(), bytesWritten, hint, cause);
         discard(failure);
         return failure;
     }

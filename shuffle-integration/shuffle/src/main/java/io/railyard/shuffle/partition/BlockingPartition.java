@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A finished blocking result partition on local disk, readable by any number of consumers through
@@ -22,9 +21,8 @@ public abstract sealed class BlockingPartition extends ResultPartition
     private final long bytesOnDisk;
     private volatile boolean released;
 
-    BlockingPartition(
-            String name, @Nullable PartitionId id, int numSubpartitions, long bytesOnDisk) {
-        super(name, id, numSubpartitions);
+    BlockingPartition(PartitionId id, int numSubpartitions, long bytesOnDisk) {
+        super(id, numSubpartitions);
         this.bytesOnDisk = bytesOnDisk;
     }
 
@@ -87,16 +85,15 @@ public abstract sealed class BlockingPartition extends ResultPartition
     /** A channel reading {@code file}, opened now or shared; see {@link #doneReading}. */
     FileChannel openForRead(Path file) throws IOException {
         if (released) {
-            throw new PartitionLostException(name(), id(), "the partition was released", null);
+            throw new PartitionLostException(id(), "the partition was released", null);
         }
         try {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            throw new PartitionLostException(name(), id(), "data file " + file + " is gone", e);
+            throw new PartitionLostException(id(), "data file " + file + " is gone", e);
         } catch (IOException e) {
             // EACCES, EIO, too many open files: the data cannot be read, so it is lost.
-            throw new PartitionLostException(
-                    name(), id(), "cannot open data file " + file + ": " + e, e);
+            throw new PartitionLostException(id(), "cannot open data file " + file + ": " + e, e);
         }
     }
 

@@ -5,9 +5,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One input channel of a gate: a cursor over the sections of one subpartition of one partition (for
  * a blocking partition: region, byte offset, bytes left in the section, next frame number of its
- * lane and of the broadcast lane; for a hybrid one: its {@link HybridReader}). Cursor fields belong
- * to the IO thread; {@code scheduled} is guarded by the scheduler's lock; {@code wanting}, {@code
- * inService} and {@code dataArrived} by the gate.
+ * lane and of the broadcast lane; for a hybrid one: its {@link HybridReader}). The cursor fields
+ * are confined to the IO thread; {@code done} is volatile. Its turn (waiting, in service) is its
+ * gate's, kept by the gate under its lock.
  */
 final class ChannelReader implements Runnable {
     final InputGate gate;
@@ -15,23 +15,11 @@ final class ChannelReader implements Runnable {
     final ResultPartition partition;
     private final int subpartition;
     @Nullable ReadFile file;
-    boolean scheduled;
     boolean started;
     volatile boolean done;
 
     /** Bytes worth reading for it this turn (its gate's {@link InputGate#turnBytes()}). */
     long turnBytes;
-
-    /** Whether it waits in its gate's FIFO for a turn; guarded by the gate. */
-    boolean wanting;
-
-    /**
-     * Whether the IO thread has its turn (from dispatch to {@code served}); guarded by the gate.
-     */
-    boolean inService;
-
-    /** Data arrived while it was in service (a hybrid producer published); guarded by the gate. */
-    boolean dataArrived;
 
     /** The reader of a hybrid partition, once the IO thread attached it. */
     @Nullable HybridReader hybrid;

@@ -2,7 +2,6 @@ package io.railyard.shuffle.partition;
 
 import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A partition file failed a check on read (frame checksum, lengths, lane, sequence, index entry or
@@ -15,17 +14,9 @@ public final class CorruptPartitionFileException extends PartitionLostException 
     private final String file;
     private final long offset;
 
-    /**
-     * A corrupt {@code file} of {@code partition} (scheduler id {@code id}, or null) at byte {@code
-     * offset}.
-     */
-    public CorruptPartitionFileException(
-            String partition, @Nullable PartitionId id, Path file, long offset, String reason) {
-        super(
-                partition,
-                id,
-                "corrupt partition file " + file + " at offset " + offset + ": " + reason,
-                null);
+    /** A corrupt {@code file} of partition {@code id} at byte {@code offset}. */
+    public CorruptPartitionFileException(PartitionId id, Path file, long offset, String reason) {
+        super(id, "corrupt partition file " + file + " at offset " + offset + ": " + reason, null);
         this.file = file.toString();
         this.offset = offset;
     }

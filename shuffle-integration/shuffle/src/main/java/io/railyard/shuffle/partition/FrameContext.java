@@ -2,6 +2,7 @@ package io.railyard.shuffle.partition;
 
 import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,7 +10,6 @@ import org.jspecify.annotations.Nullable;
  * check names it. Mutable and reused per frame; not thread-safe.
  */
 final class FrameContext {
-    private String partition = "";
     private @Nullable PartitionId id;
     private Path file = Path.of("");
     private long offset;
@@ -17,12 +17,11 @@ final class FrameContext {
 
     /** A frame at byte {@code offset} of {@code file} of {@code partition}. */
     FrameContext at(ResultPartition partition, Path file, long offset) {
-        return at(partition.name(), partition.id(), file, offset);
+        return at(partition.id(), file, offset);
     }
 
-    /** A frame at byte {@code offset} of {@code file} of partition {@code name} (id, or null). */
-    FrameContext at(String name, @Nullable PartitionId id, Path file, long offset) {
-        this.partition = name;
+    /** A frame at byte {@code offset} of {@code file} of partition {@code id}. */
+    FrameContext at(PartitionId id, Path file, long offset) {
         this.id = id;
         this.file = file;
         this.offset = offset;
@@ -38,8 +37,7 @@ final class FrameContext {
 
     CorruptPartitionFileException corrupt(String reason) {
         return new CorruptPartitionFileException(
-                partition,
-                id,
+                Objects.requireNonNull(id, "a frame's check failed before it was located"),
                 file,
                 offset,
                 memoryRegion < 0

@@ -3,20 +3,14 @@ package io.railyard.shuffle.partition;
 import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /** A finished hash-based partition: one data file per subpartition. Thread-safe (immutable). */
 final class HashPartition extends BlockingPartition {
     private final List<Path> files;
     private final long[] fileBytes;
 
-    HashPartition(
-            String name,
-            @Nullable PartitionId id,
-            List<Path> files,
-            long[] fileBytes,
-            long dataBytes) {
-        super(name, id, files.size(), dataBytes);
+    HashPartition(PartitionId id, List<Path> files, long[] fileBytes, long dataBytes) {
+        super(id, files.size(), dataBytes);
         this.files = List.copyOf(files);
         this.fileBytes = fileBytes;
     }

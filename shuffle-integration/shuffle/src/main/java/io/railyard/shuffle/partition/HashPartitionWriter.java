@@ -27,8 +27,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
     private int lastWritten;
 
     HashPartitionWriter(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
             ShuffleOptions options,
             BufferOwner owner,
             List<Page> pages,
@@ -36,7 +35,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
             FileChannel[] files,
             LongAdder workerBytesWritten,
             LeftoverFiles leftovers) {
-        super(name, id, files.length, owner, pages, workerBytesWritten, leftovers);
+        super(id, PartitionKind.HASH, files.length, owner, pages, workerBytesWritten, leftovers);
         this.paths = paths;
         this.files = files;
         int n = files.length;
@@ -87,7 +86,7 @@ final class HashPartitionWriter extends AbstractPartitionWriter<BlockingPartitio
             total += fileBytes[s];
         }
         closeFiles();
-        return new HashPartition(name(), id(), paths, fileBytes, total);
+        return new HashPartition(id(), paths, fileBytes, total);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,22 +18,31 @@ import org.jspecify.annotations.Nullable;
  * first spill, appended to by the IO thread). Channels are opened on first use and closed when the
  * partition is lost.
  *
- * <p>Thread-safe (its monitor is taken after the partition's). Spills run on the IO thread only, so
- * appends never interleave.
+ * <p>Thread-safe: its monitor guards the channels (see the lock order in the {@code
+ * io.railyard.shuffle} package documentation). Spills run on the IO thread only, so appends never
+ * interleave, and the spill file's length is confined to that thread.
  */
 final class HybridFiles {
-    private final String partition;
-    private final @Nullable PartitionId id;
+    private final PartitionId id;
     private final Path dataFile;
     private final Path spillFile;
+
+    @GuardedBy("this")
     private @Nullable FileChannel dataRead;
+
+    @GuardedBy("this")
     private @Nullable FileChannel spillRead;
+
+    @GuardedBy("this")
     private @Nullable FileChannel spillWrite;
-    private long spillEnd;
+
+    @GuardedBy("this")
     private boolean closed;
 
-    HybridFiles(String partition, @Nullable PartitionId id, Path dataFile, Path spillFile) {
-        this.partition = partition;
+    // Confined to the IO thread, which alone spills.
+    private long spillEnd;
+
+    HybridFiles(PartitionId id, Path dataFile, Path spillFile) {
         this.id = id;
         this.dataFile = dataFile;
         this.spillFile = spillFile;
@@ -67,39 +77,32 @@ final class HybridFiles {
     }
 
     /**
-     * Points {@code reader} at byte {@code reader.offset} of {@code section} of {@code region} on
-     * disk: in the data file, or in the spill file.
+     * Points {@code reader} at the {@code left} bytes from byte {@code offset} of {@code section}
+     * of {@code region} on disk: in the data file, or in the spill file.
      *
      * @throws IllegalStateException if that byte is on neither (a broken invariant)
      */
-    void pointAtDisk(HybridReader reader, HybridRegion region, int section) throws IOException {
-        reader.memory = null;
-        if (region.fileOffset >= 0) {
-            reader.file = dataForRead();
-            reader.path = dataFile;
-            reader.position = region.fileOffset + region.sectionStart[section] + reader.offset;
+    void pointAtDisk(HybridReader reader, HybridRegion region, int section, int offset, int left)
+            throws IOException {
+        long position = region.dataFilePosition(section, offset);
+        if (position >= 0) {
+            reader.atDisk(dataForRead(), dataFile, position, left);
             return;
         }
-        long[] spilled = region.spillOffset;
-        int[] from = region.spillFrom;
-        if (spilled == null
-                || from == null
-                || spilled[section] < 0
-                || reader.offset < from[section]) {
+        position = region.spillFilePosition(section, offset);
+        if (position < 0) {
             throw new IllegalStateException(
                     "hybrid partition '"
-                            + partition
+                            + id
                             + "': byte "
-                            + reader.offset
+                            + offset
                             + " of section "
                             + section
                             + " of region "
-                            + region.index
+                            + region.index()
                             + " is neither in memory nor on disk");
         }
-        reader.file = spillForRead();
-        reader.path = spillFile;
-        reader.position = spilled[section] + (reader.offset - from[section]);
+        reader.atDisk(spillForRead(), spillFile, position, left);
     }
 
     /**
@@ -115,8 +118,8 @@ final class HybridFiles {
             if (from[section] < 0) {
                 continue;
             }
-            int start = region.sectionStart[section] + from[section];
-            int end = region.sectionStart[section + 1];
+            int start = region.sectionStart(section) + from[section];
+            int end = region.sectionStart(section) + region.sectionLength(section);
             ByteBuffer[] views = region.views(start, end);
             long expected = (long) end - start;
             long done = 0;
@@ -131,8 +134,11 @@ final class HybridFiles {
         return offsets;
     }
 
-    /** Bytes written to the spill file so far, a failed write's accepted bytes included. */
-    synchronized long spillFileBytes() {
+    /**
+     * Bytes written to the spill file so far, a failed write's accepted bytes included. The IO
+     * thread's.
+     */
+    long spillFileBytes() {
         return spillEnd;
     }
 
@@ -172,21 +178,23 @@ final class HybridFiles {
         return open;
     }
 
+    @GuardedBy("this")
     private FileChannel openForRead(Path file) throws IOException {
         checkOpen();
         try {
             return FileChannel.open(file, StandardOpenOption.READ);
         } catch (NoSuchFileException e) {
-            throw new PartitionLostException(partition, id, "file " + file + " is gone", e);
+            throw new PartitionLostException(id, "file " + file + " is gone", e);
         } catch (IOException e) {
             // EACCES, EIO, too many open files: the data cannot be read, so it is lost.
-            throw new PartitionLostException(partition, id, "cannot open " + file + ": " + e, e);
+            throw new PartitionLostException(id, "cannot open " + file + ": " + e, e);
         }
     }
 
+    @GuardedBy("this")
     private void checkOpen() throws PartitionLostException {
         if (closed) {
-            throw new PartitionLostException(partition, id, "its files were closed", null);
+            throw new PartitionLostException(id, "its files were closed", null);
         }
     }
 }

@@ -14,64 +14,42 @@ final class HybridInvariants {
     static void check(
             List<HybridRegion> regions,
             HybridProgress progress,
-            HybridPartition.Mode mode,
+            boolean fullMode,
             boolean lost,
             int residentPages) {
         int resident = 0;
         for (HybridRegion region : regions) {
-            check(region.pins >= 0, "region %s has %s pins", region.index, region.pins);
             resident += region.residentPages();
             int need = 0;
             for (int s = 0; s < progress.size(); s++) {
                 if (progress.needs(s, region)) {
                     need++;
                     if (!lost) {
-                        int section = region.section(s);
-                        int from = progress.neededFrom(s, region);
-                        check(
-                                from <= region.sectionLength(section),
-                                "subpartition %s is at byte %s of a %s-byte section",
-                                s,
-                                from,
-                                region.sectionLength(section));
-                        check(
-                                region.pages != null
-                                        || from == region.sectionLength(section)
-                                        || region.onDisk(section, from),
-                                "byte %s of section %s of region %s is neither in memory nor on"
-                                        + " disk",
-                                from,
-                                section,
-                                region.index);
+                        checkNeededByte(region, s, progress.neededFrom(s, region));
                     }
                 }
             }
-            check(
-                    region.readersLeft == need,
-                    "region %s counts %s readers, %s still need it",
-                    region.index,
-                    region.readersLeft,
-                    need);
-            check(
-                    need > 0 || region.pages == null || region.pins > 0 || region.writing,
-                    "region %s is read by everyone but holds %s pages",
-                    region.index,
-                    region.residentPages());
-            check(
-                    mode != HybridPartition.Mode.FULL
-                            || region.writing
-                            || region.fileOffset >= 0
-                            || lost, // a failed write-through leaves it nowhere
-                    "full-mode region %s is not on disk",
-                    region.index);
-            check(
-                    mode == HybridPartition.Mode.FULL
-                            || region.fileOffset < 0
-                            || region.pageStart == null,
-                    "read-once region %s was resident and yet written whole",
-                    region.index);
+            region.checkInvariants(need, fullMode, lost);
         }
         check(resident == residentPages, "resident %s != %s", residentPages, resident);
+    }
+
+    /** Subpartition {@code s} still needs byte {@code from} of its section: it is somewhere. */
+    private static void checkNeededByte(HybridRegion region, int s, int from) {
+        int section = region.section(s);
+        int length = region.sectionLength(section);
+        check(
+                from <= length,
+                "subpartition %s is at byte %s of a %s-byte section",
+                s,
+                from,
+                length);
+        check(
+                region.isResident() || from == length || region.onDisk(section, from),
+                "byte %s of section %s of region %s is neither in memory nor on disk",
+                from,
+                section,
+                region.index());
     }
 
     private static void check(boolean condition, String message, Object... args) {

@@ -1,5 +1,8 @@
 package io.railyard.shuffle.partition;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.topology.PartitionId;
@@ -8,6 +11,7 @@ import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -27,17 +31,18 @@ import org.jspecify.annotations.Nullable;
  *       its section); disk bytes equal memory bytes, so it continues at the same byte wherever the
  *       data is next. Exactly once by construction: the cursor only moves forward, over frames it
  *       was handed.
- *   <li><b>Selective ({@link Mode#SELECTIVE}).</b> Consumed data never reaches disk: a region's
- *       pages are dropped when every subpartition read it. Under pressure — the pool asking back
- *       borrowed pages (revocation), or the writer finding the pool above {@code
+ *   <li><b>Selective ({@link PartitionKind#HYBRID_SELECTIVE}, and {@link
+ *       PartitionKind#PIPELINED}).</b> Consumed data never reaches disk: a region's pages are
+ *       dropped when every subpartition read it. Under pressure — the pool asking back borrowed
+ *       pages (revocation), or the writer finding the pool above {@code
  *       shuffle.hybrid.memory-fraction} — the IO thread spills the unconsumed rest of the newest
  *       regions (needed latest) to the spill file and drops their pages. A subpartition is read
  *       once: a second reader fails with {@link PartitionLostException}, so failover reruns the
  *       producer.
- *   <li><b>Full ({@link Mode#FULL}).</b> Every byte reaches the data file (write-through, after the
- *       region is visible in memory); a region is never dropped before its write completed. Pages
- *       go when every subpartition read the region, or under pressure. A new reader of a
- *       subpartition re-reads it from the first frame (memory or disk).
+ *   <li><b>Full ({@link PartitionKind#HYBRID_FULL}).</b> Every byte reaches the data file
+ *       (write-through, after the region is visible in memory); a region is never dropped before
+ *       its write completed. Pages go when every subpartition read the region, or under pressure. A
+ *       new reader of a subpartition re-reads it from the first frame (memory or disk).
  *   <li><b>Memory.</b> Resident pages are borrowed beyond the writer's guarantee, so the pool can
  *       always ask them back; a finished writer lowers its guarantee to 0 and the partition keeps
  *       only borrowed pages. The pool asks once per shortfall: pages a requested spill cannot free
@@ -48,105 +53,95 @@ import org.jspecify.annotations.Nullable;
  * <h2>Threading</h2>
  *
  * The producer's writer publishes regions; the worker's IO thread reads, spills and drops; anyone
- * may release. One lock (this partition's monitor) guards the region list and every reader's
- * position. Lock order: gate, then IO scheduler, then partition, then pool; nothing here calls a
- * gate, a listener or the pool while holding the partition's lock (pages are recycled and readers
- * woken after it is released), and the revocation listener only enqueues work for the IO thread.
- * Disk IO never runs under the lock either.
+ * may release. One lock (this partition's monitor) guards the region list, the regions' state
+ * (which {@link HybridRegion} changes only under it) and the readers' progress; its place in the
+ * lock order is in the {@code io.railyard.shuffle} package documentation. Nothing here calls a
+ * gate, a listener or the pool while holding it (pages are recycled and readers woken after it is
+ * released), and the revocation listener only enqueues work for the IO thread. Disk IO never runs
+ * under the lock either. A reader's cursor is the IO thread's; the partition moves it through the
+ * reader's methods.
  */
 public final class HybridPartition extends ResultPartition {
-    /** How a hybrid partition spills. */
-    public enum Mode {
-        /**
-         * Everything is written to disk as it is produced and stays re-readable; consumers read
-         * from memory while it is resident (Flink's {@code HYBRID_FULL}).
-         */
-        FULL,
-        /**
-         * Only data under memory pressure goes to disk, and never data already consumed; each
-         * subpartition can be read once (Flink's {@code HYBRID_SELECTIVE}).
-         */
-        SELECTIVE,
-        /**
-         * An in-memory bounded pipelined partition (Flink's {@code PIPELINED_BOUNDED}): read once,
-         * as selective, but the producer waits as soon as the partition holds its bound of
-         * unconsumed pages ({@link HybridPartitionWriter#pipelinedBoundPages}) instead of spilling
-         * — backpressure. While some consumer has not attached yet, it waits for room at most
-         * {@link #ABSENT_CONSUMER_WAIT_MILLIS} ms in all, then goes on as selective (the consumer's
-         * task may have no slot until this producer ends: waiting could last for ever). Data goes
-         * to disk only then, or as selective data does under pool pressure.
-         */
-        PIPELINED
-    }
-
     /**
      * How long in all a pipelined producer waits for room while some consumer has not attached yet
      * (a consumer with a slot attaches within milliseconds of its deployment).
      */
     public static final long ABSENT_CONSUMER_WAIT_MILLIS = 200;
 
-    private final Mode mode;
+    private final PartitionKind kind;
     private final HybridFiles files;
     private final BufferOwner owner;
     private final Executor io;
-    private final HybridCounters worker;
     private final LeftoverFiles leftovers;
 
-    // Guarded by this.
+    @GuardedBy("this")
     private final List<HybridRegion> regions = new ArrayList<>();
 
+    @GuardedBy("this")
     private final HybridProgress progress;
+
+    @GuardedBy("this")
+    private final HybridTally tally;
+
+    @GuardedBy("this")
     private final List<HybridReader> waiting = new ArrayList<>();
-    private int attachedNow;
-    private int subpartitionsAttached;
-    private int backpressureWaits;
+
+    @GuardedBy("this")
     private boolean writerWaiting;
+
+    @GuardedBy("this")
     private long absentWaitLeftNanos = TimeUnit.MILLISECONDS.toNanos(ABSENT_CONSUMER_WAIT_MILLIS);
+
+    @GuardedBy("this")
     private boolean finished;
+
+    @GuardedBy("this")
     private boolean writerDone;
+
+    @GuardedBy("this")
     private boolean released;
+
+    @GuardedBy("this")
     private @Nullable String lostReason;
+
+    @GuardedBy("this")
     private @Nullable Throwable lostCause;
-    private int spillRequestPages;
-    private boolean spillQueued;
-    private int owedPages;
-    private int residentPages;
-    private int peakResidentPages;
-    private long bytesProduced;
-    private long bytesWrittenToDisk;
-    private long bytesSpilled;
-    private long bytesReadFromMemory;
-    private long bytesReadFromDisk;
+
+    @GuardedBy("this")
+    private final SpillRequests spillRequests = new SpillRequests();
 
     HybridPartition(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
             int numSubpartitions,
-            Mode mode,
+            PartitionKind kind,
             Path dataFile,
             Path spillFile,
             BufferOwner owner,
             Executor io,
             HybridCounters worker,
             LeftoverFiles leftovers) {
-        super(name, id, numSubpartitions);
-        this.mode = mode;
-        this.files = new HybridFiles(name, id, dataFile, spillFile);
+        super(id, numSubpartitions);
+        checkArgument(kind.isReadableWhileWritten(), "a hybrid partition cannot be %s", kind);
+        this.kind = kind;
+        this.files = new HybridFiles(id, dataFile, spillFile);
         this.owner = owner;
         this.io = io;
-        this.worker = worker;
+        this.tally = new HybridTally(worker);
         this.leftovers = leftovers;
         this.progress = new HybridProgress(numSubpartitions);
     }
 
-    /** Full, selective or pipelined. */
-    public Mode mode() {
-        return mode;
+    /**
+     * {@link PartitionKind#HYBRID_FULL}, {@link PartitionKind#HYBRID_SELECTIVE} or {@link
+     * PartitionKind#PIPELINED}.
+     */
+    public PartitionKind kind() {
+        return kind;
     }
 
     /** Whether each subpartition can be read only once (selective and pipelined). */
     private boolean readOnce() {
-        return mode != Mode.FULL;
+        return kind.isReadOnce();
     }
 
     @Override
@@ -166,14 +161,7 @@ public final class HybridPartition extends ResultPartition {
 
     /** The counters so far. O(1); allocates the record. */
     public synchronized HybridStats stats() {
-        return new HybridStats(
-                bytesProduced,
-                bytesWrittenToDisk,
-                bytesSpilled,
-                bytesReadFromMemory,
-                bytesReadFromDisk,
-                residentPages,
-                peakResidentPages);
+        return tally.stats();
     }
 
     /**
@@ -217,7 +205,7 @@ public final class HybridPartition extends ResultPartition {
 
     /** Resident pages now. */
     synchronized int residentPages() {
-        return residentPages;
+        return tally.residentPages();
     }
 
     /**
@@ -229,17 +217,17 @@ public final class HybridPartition extends ResultPartition {
      * @throws InterruptedIOException if interrupted while waiting
      */
     void awaitRoom(int bound) throws InterruptedIOException {
-        if (mode != Mode.PIPELINED) {
+        if (kind != PartitionKind.PIPELINED) {
             return;
         }
         synchronized (this) {
-            while (lostReason == null && residentPages >= bound) {
-                boolean everyone = subpartitionsAttached == numSubpartitions();
+            while (lostReason == null && tally.residentPages() >= bound) {
+                boolean everyone = progress.everyAttached();
                 if (!everyone && absentWaitLeftNanos <= 0) {
                     return; // a consumer without a slot: go on as selective
                 }
                 writerWaiting = true;
-                backpressureWaits++;
+                tally.backpressureWait();
                 long start = System.nanoTime();
                 try {
                     if (everyone) {
@@ -263,62 +251,96 @@ public final class HybridPartition extends ResultPartition {
 
     /** Times the pipelined producer waited for its consumers (tests). */
     synchronized int backpressureWaits() {
-        return backpressureWaits;
+        return tally.backpressureWaits();
     }
 
     /** Readers attached now. */
     synchronized int attachedReaders() {
-        return attachedNow;
+        return progress.attachedNow();
     }
 
     /**
-     * Makes {@code region} readable (resident, on disk, or both) and wakes readers waiting for
-     * data. Returns false, touching nothing, if the partition was released or failed: the writer
-     * then gives the region's pages back itself.
+     * Makes a region resident in {@code pages} (page {@code i} holding stream bytes {@code
+     * [pageStart[i], pageStart[i + 1])}) readable and wakes readers waiting for data; with {@code
+     * writeThrough}, the writer writes it to the data file next and reports {@link #written}.
+     * Returns the region.
+     *
+     * @throws PartitionLostException touching nothing, if the partition was released or failed: the
+     *     writer then gives the pages back itself
      */
-    boolean publish(HybridRegion region) {
+    HybridRegion publishResident(
+            boolean broadcast,
+            int[] sectionStart,
+            Page[] pages,
+            int[] pageStart,
+            boolean writeThrough)
+            throws PartitionLostException {
+        return publish(broadcast, sectionStart, pages, pageStart, -1, writeThrough);
+    }
+
+    /**
+     * Makes a region written at {@code fileOffset} of the data file (only) readable and wakes
+     * readers waiting for data.
+     *
+     * @throws PartitionLostException touching nothing, if the partition was released or failed
+     */
+    void publishOnDisk(boolean broadcast, int[] sectionStart, long fileOffset)
+            throws PartitionLostException {
+        publish(broadcast, sectionStart, null, null, fileOffset, false);
+    }
+
+    private HybridRegion publish(
+            boolean broadcast,
+            int[] sectionStart,
+            Page @Nullable [] pages,
+            int @Nullable [] pageStart,
+            long fileOffset,
+            boolean writeThrough)
+            throws PartitionLostException {
         List<Page> drop = List.of();
         List<HybridReader> wake;
         int owed;
+        HybridRegion region;
         synchronized (this) {
-            if (lostReason != null) {
-                return false;
-            }
-            region.index = regions.size();
-            region.readersLeft = progress.readersOf(region);
+            checkNotLostLocked();
+            region =
+                    new HybridRegion(
+                            this,
+                            regions.size(),
+                            broadcast,
+                            sectionStart,
+                            pages,
+                            pageStart,
+                            fileOffset,
+                            writeThrough);
+            int readers = progress.readersOf(region);
+            region.setReadersLeft(readers);
             regions.add(region);
-            addResident(region.residentPages());
-            bytesProduced += region.length();
-            worker.produced.add(region.length());
-            if (region.fileOffset >= 0) {
-                countWritten(region.length());
+            tally.resident(region.residentPages());
+            tally.produced(region.length());
+            if (fileOffset >= 0) {
+                tally.writtenToDisk(region.length());
             }
-            if (region.readersLeft == 0) {
+            if (readers == 0) {
                 drop = dropLocked(region);
             }
             wake = takeWaitingLocked();
-            owed = region.pages != null ? owedPages : 0; // freeable now: asked again
-            owedPages -= owed;
+            owed = region.isResident() ? spillRequests.takeOwed() : 0; // freeable now: ask again
         }
         recycle(drop);
         wakeAll(wake);
         requestSpill(owed);
-        return true;
+        return region;
     }
 
     /** The write-through of {@code region} (full mode) completed at {@code fileOffset}. */
     void written(HybridRegion region, long fileOffset) {
-        List<Page> drop = List.of();
+        List<Page> drop;
         int owed;
         synchronized (this) {
-            region.fileOffset = fileOffset;
-            region.writing = false;
-            countWritten(region.length());
-            if (region.dropWhenIdle && region.pins == 0) {
-                drop = dropLocked(region);
-            }
-            owed = owedPages;
-            owedPages = 0;
+            drop = droppedLocked(region.written(fileOffset));
+            tally.writtenToDisk(region.length());
+            owed = spillRequests.takeOwed();
         }
         recycle(drop);
         requestSpill(owed);
@@ -340,14 +362,7 @@ public final class HybridPartition extends ResultPartition {
      * {@code propagating}).
      */
     void writerFailed(String reason, @Nullable Throwable cause, @Nullable Throwable propagating) {
-        List<Page> drop;
-        List<HybridReader> wake;
-        synchronized (this) {
-            loseLocked(reason, cause);
-            drop = dropAllLocked(true);
-            wake = takeWaitingLocked();
-        }
-        finishLoss(drop, wake);
+        lose(reason, cause, true);
         leftovers.deleteAll(files(), propagating);
     }
 
@@ -369,9 +384,7 @@ public final class HybridPartition extends ResultPartition {
             if (lostReason != null || pages <= 0) {
                 return;
             }
-            spillRequestPages += pages;
-            submit = !spillQueued;
-            spillQueued = true;
+            submit = spillRequests.ask(pages);
         }
         if (submit) {
             io.execute(this::spillRequested);
@@ -381,34 +394,31 @@ public final class HybridPartition extends ResultPartition {
     // ---- readers (the IO thread) ----
 
     /**
-     * Attaches a reader of {@code subpartition}, at the first frame.
+     * Attaches a reader of {@code subpartition}, at the first frame; {@code waker} runs when data
+     * arrives for it after it found none (or the partition is lost).
      *
      * @throws PartitionLostException if the partition is lost, or (selective) the subpartition was
      *     read before
      */
-    HybridReader attach(int subpartition) throws PartitionLostException {
+    HybridReader attach(int subpartition, Runnable waker) throws PartitionLostException {
         checkSubpartition(subpartition);
         synchronized (this) {
             checkNotLostLocked();
-            boolean first = progress.attach(subpartition);
-            if (!first && readOnce()) {
+            if (!progress.attach(subpartition, readOnce())) {
                 throw new PartitionLostException(
-                        name(),
                         id(),
                         "subpartition "
                                 + subpartition
                                 + " of this "
-                                + (mode == Mode.PIPELINED ? "pipelined" : "hybrid-selective")
+                                + (kind == PartitionKind.PIPELINED
+                                        ? "pipelined"
+                                        : "hybrid-selective")
                                 + " partition was read before and its data is gone (consumed"
                                 + " data is kept nowhere); the producer must run again",
                         null);
             }
-            attachedNow++;
-            if (first) {
-                subpartitionsAttached++;
-            }
         }
-        return new HybridReader(this, subpartition);
+        return new HybridReader(this, subpartition, waker);
     }
 
     /**
@@ -430,33 +440,33 @@ public final class HybridPartition extends ResultPartition {
         }
     }
 
+    @GuardedBy("this")
     private HybridReader.Where locateLocked(HybridReader reader, List<Page> drop)
             throws IOException {
-        int s = reader.subpartition;
+        int s = reader.subpartition();
         while (true) {
-            if (reader.region >= regions.size()) {
+            if (reader.region() >= regions.size()) {
                 if (finished) {
                     return HybridReader.Where.END;
                 }
                 waiting.add(reader);
                 return HybridReader.Where.WAIT;
             }
-            HybridRegion region = regions.get(reader.region);
+            HybridRegion region = regions.get(reader.region());
             int section = region.section(s);
             int length = region.sectionLength(section);
-            if (reader.offset >= length) {
+            int offset = reader.offset();
+            if (offset >= length) {
                 advanceLocked(reader, drop);
                 continue;
             }
-            reader.section = section;
-            reader.left = length - reader.offset;
-            if (region.pages != null) {
-                region.pins++;
-                reader.memory = region;
-                reader.streamAt = region.sectionStart[section] + reader.offset;
+            Page[] pinned = region.pin();
+            if (pinned != null) {
+                int streamAt = region.sectionStart(section) + offset;
+                reader.atMemory(region, pinned, streamAt, length - offset);
                 return HybridReader.Where.MEMORY;
             }
-            files.pointAtDisk(reader, region, section);
+            files.pointAtDisk(reader, region, section, offset, length - offset);
             return HybridReader.Where.DISK;
         }
     }
@@ -466,24 +476,14 @@ public final class HybridPartition extends ResultPartition {
      * {@code fromMemory}); unpins the region and drops what no reader needs any more.
      */
     void consumed(HybridReader reader, int bytes, boolean fromMemory) {
-        List<Page> drop = new ArrayList<>(0);
+        List<Page> drop = List.of();
         synchronized (this) {
-            reader.offset += bytes;
-            int s = reader.subpartition;
-            progress.took(s, reader.region, reader.offset);
+            HybridRegion pinned = reader.advance(bytes);
+            progress.took(reader.subpartition(), reader.region(), reader.offset());
+            tally.read(bytes, fromMemory);
             if (fromMemory) {
-                bytesReadFromMemory += bytes;
-                worker.readFromMemory.add(bytes);
-                HybridRegion region = java.util.Objects.requireNonNull(reader.memory);
-                region.pins--;
-                if (region.dropWhenIdle && region.pins == 0 && !region.writing) {
-                    drop.addAll(dropLocked(region));
-                }
-            } else {
-                bytesReadFromDisk += bytes;
-                worker.readFromDisk.add(bytes);
+                drop = droppedLocked(Objects.requireNonNull(pinned).unpin());
             }
-            reader.memory = null;
         }
         recycle(drop);
     }
@@ -496,16 +496,12 @@ public final class HybridPartition extends ResultPartition {
         List<Page> drop = new ArrayList<>(0);
         synchronized (this) {
             waiting.remove(reader);
-            HybridRegion pinned = reader.memory;
+            HybridRegion pinned = reader.releasePin();
             if (pinned != null) {
-                pinned.pins--;
-                reader.memory = null;
-                if (pinned.dropWhenIdle && pinned.pins == 0 && !pinned.writing) {
-                    drop.addAll(dropLocked(pinned));
-                }
+                drop.addAll(droppedLocked(pinned.unpin()));
             }
-            attachedNow--;
-            int s = reader.subpartition;
+            progress.detach();
+            int s = reader.subpartition();
             if (!completed && readOnce()) {
                 int first = progress.abandon(s);
                 for (int r = Math.max(0, first); first >= 0 && r < regions.size(); r++) {
@@ -518,9 +514,8 @@ public final class HybridPartition extends ResultPartition {
 
     /** The partition's failure as an exception for a reader, or null while it is readable. */
     synchronized @Nullable PartitionLostException lostException() {
-        return lostReason == null
-                ? null
-                : new PartitionLostException(name(), id(), lostReason, lostCause);
+        String reason = lostReason;
+        return reason == null ? null : new PartitionLostException(id(), reason, lostCause);
     }
 
     /** Regions published so far (tests). */
@@ -536,27 +531,30 @@ public final class HybridPartition extends ResultPartition {
      * regions are on disk once written; no reader position lies past its section.
      */
     synchronized void checkInvariants() {
-        HybridInvariants.check(regions, progress, mode, lostReason != null, residentPages);
+        HybridInvariants.check(
+                regions,
+                progress,
+                kind == PartitionKind.HYBRID_FULL,
+                lostReason != null,
+                tally.residentPages());
     }
 
     // ---- under the lock ----
 
+    @GuardedBy("this")
     private void advanceLocked(HybridReader reader, List<Page> drop) {
-        int s = reader.subpartition;
-        if (progress.leave(s, reader.region)) {
-            passRegionLocked(regions.get(reader.region), s, drop);
+        int s = reader.subpartition();
+        if (progress.leave(s, reader.region())) {
+            passRegionLocked(regions.get(reader.region()), s, drop);
         }
-        reader.region++;
-        reader.offset = 0;
+        reader.nextRegion();
     }
 
     /** Subpartition {@code s} no longer needs {@code region}. */
+    @GuardedBy("this")
     private void passRegionLocked(HybridRegion region, int s, List<Page> drop) {
-        if (region.broadcast || region.sectionLength(s) > 0) {
-            region.readersLeft--;
-            if (region.readersLeft == 0) {
-                drop.addAll(dropLocked(region));
-            }
+        if (region.holdsDataFor(s) && region.oneReaderLess()) {
+            drop.addAll(dropLocked(region));
         }
     }
 
@@ -564,22 +562,24 @@ public final class HybridPartition extends ResultPartition {
      * Drops {@code region}'s pages now, or marks them to go when no reader copies from them and no
      * write-through runs; returns the pages to recycle.
      */
+    @GuardedBy("this")
     private List<Page> dropLocked(HybridRegion region) {
-        Page[] pages = region.pages;
+        return droppedLocked(region.drop());
+    }
+
+    /**
+     * Takes {@code pages}, which a region just gave up (null: none), off the resident count and
+     * returns them to recycle.
+     */
+    @GuardedBy("this")
+    private List<Page> droppedLocked(Page @Nullable [] pages) {
         if (pages == null) {
             return List.of();
         }
-        if (region.pins > 0 || region.writing) {
-            region.dropWhenIdle = true;
-            return List.of();
-        }
-        region.pages = null;
-        region.dropWhenIdle = false;
-        residentPages -= pages.length;
+        tally.resident(-pages.length);
         if (writerWaiting) {
             notifyAll(); // room for a pipelined producer
         }
-        worker.noteResident(-pages.length);
         return List.of(pages);
     }
 
@@ -587,28 +587,19 @@ public final class HybridPartition extends ResultPartition {
      * Drops every region's pages, or marks them for later where a reader copies from them or, with
      * {@code writerGone} false, a write-through still runs (it drops them when it ends).
      */
+    @GuardedBy("this")
     private List<Page> dropAllLocked(boolean writerGone) {
         List<Page> drop = new ArrayList<>();
         for (HybridRegion region : regions) {
             if (writerGone) {
-                region.writing = false; // the writer that was writing it failed: no write runs
+                region.writerGone(); // the writer that was writing it failed: no write runs
             }
             drop.addAll(dropLocked(region));
         }
         return drop;
     }
 
-    private void addResident(int pages) {
-        residentPages += pages;
-        peakResidentPages = Math.max(peakResidentPages, residentPages);
-        worker.noteResident(pages);
-    }
-
-    private void countWritten(long bytes) {
-        bytesWrittenToDisk += bytes;
-        worker.writtenToDisk.add(bytes);
-    }
-
+    @GuardedBy("this")
     private void loseLocked(String reason, @Nullable Throwable cause) {
         if (lostReason == null) {
             lostReason = reason;
@@ -619,12 +610,15 @@ public final class HybridPartition extends ResultPartition {
         }
     }
 
+    @GuardedBy("this")
     private void checkNotLostLocked() throws PartitionLostException {
-        if (lostReason != null) {
-            throw new PartitionLostException(name(), id(), lostReason, lostCause);
+        String reason = lostReason;
+        if (reason != null) {
+            throw new PartitionLostException(id(), reason, lostCause);
         }
     }
 
+    @GuardedBy("this")
     private List<HybridReader> takeWaitingLocked() {
         if (waiting.isEmpty()) {
             return List.of();
@@ -640,16 +634,12 @@ public final class HybridPartition extends ResultPartition {
     private void spillRequested() {
         int want;
         synchronized (this) {
-            // An ask repeats the shortfall it is about, so what is owed is not added to it.
-            want = Math.max(spillRequestPages, owedPages);
-            spillRequestPages = 0;
-            owedPages = 0;
-            spillQueued = false;
+            want = spillRequests.start();
         }
         try {
             int owed = Math.min(want - spill(want), owner.borrowedPages()); // asked, still held
             synchronized (this) {
-                owedPages = Math.max(owedPages, owed);
+                spillRequests.owe(owed);
             }
         } catch (IOException e) {
             fail(
@@ -681,17 +671,16 @@ public final class HybridPartition extends ResultPartition {
             int freed = 0;
             for (int r = regions.size() - 1; r >= 0 && freed < pages; r--) {
                 HybridRegion region = regions.get(r);
-                boolean busy = region.pins > 0 || region.writing;
-                if (region.pages == null || region.dropWhenIdle || (busy && readOnce())) {
+                if (!region.maySpill(readOnce())) {
                     continue;
                 }
                 freed += region.residentPages();
-                if (mode == Mode.FULL) {
+                if (kind == PartitionKind.HYBRID_FULL) {
                     // On disk, or once its write-through ends: dropLocked defers a busy region to
                     // then. Skipping it would forget this ask, and the pool does not ask again.
                     drop.addAll(dropLocked(region));
                 } else {
-                    region.pins++; // nobody drops or reads it while it is written out
+                    region.pin(); // nobody drops or reads it while it is written out
                     victims.add(region);
                 }
             }
@@ -717,22 +706,22 @@ public final class HybridPartition extends ResultPartition {
                 offsets[v] = files.spill(victims.get(v), from[v], written);
             }
         } catch (IOException e) {
+            List<Page> drop = new ArrayList<>();
             synchronized (this) {
                 for (HybridRegion region : victims) {
-                    region.pins--;
+                    drop.addAll(droppedLocked(region.unpin()));
                 }
             }
+            recycle(drop);
             throw e;
         }
         List<Page> drop = new ArrayList<>();
         synchronized (this) {
-            bytesSpilled += written[0];
-            worker.spilled.add(written[0]);
+            tally.spilled(written[0]);
             for (int v = 0; v < victims.size(); v++) {
                 HybridRegion region = victims.get(v);
-                region.spillOffset = offsets[v];
-                region.spillFrom = from[v];
-                region.pins--;
+                region.spilled(offsets[v], from[v]);
+                drop.addAll(droppedLocked(region.unpin()));
                 drop.addAll(dropLocked(region));
             }
         }
@@ -742,18 +731,23 @@ public final class HybridPartition extends ResultPartition {
 
     /** The partition fails for {@code reason}: readers see it lost, its pages and files go. */
     void fail(String reason, Throwable cause) {
-        List<Page> drop;
-        List<HybridReader> wake;
-        synchronized (this) {
-            loseLocked(reason, cause);
-            drop = dropAllLocked(false);
-            wake = takeWaitingLocked();
-        }
-        finishLoss(drop, wake);
+        lose(reason, cause, false);
         leftovers.deleteAll(files(), null);
     }
 
     // ---- outside the lock ----
+
+    /** Loses the partition: readers see it lost, its pages go ({@link #dropAllLocked}). */
+    private void lose(String reason, @Nullable Throwable cause, boolean writerGone) {
+        List<Page> drop;
+        List<HybridReader> wake;
+        synchronized (this) {
+            loseLocked(reason, cause);
+            drop = dropAllLocked(writerGone);
+            wake = takeWaitingLocked();
+        }
+        finishLoss(drop, wake);
+    }
 
     private void finishLoss(List<Page> drop, List<HybridReader> wake) {
         recycle(drop);
@@ -780,7 +774,7 @@ public final class HybridPartition extends ResultPartition {
     private void closeOwnerIfIdle() {
         boolean close;
         synchronized (this) {
-            close = writerDone && lostReason != null && residentPages == 0;
+            close = writerDone && lostReason != null && tally.residentPages() == 0;
         }
         if (close && owner.pagesInUse() == 0) {
             owner.close();

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -71,8 +72,8 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
 
     HybridPartitionWriter(Parts parts) {
         super(
-                parts.partition().name(),
                 parts.partition().id(),
+                parts.partition().kind(),
                 parts.partition().numSubpartitions(),
                 parts.partition().owner(),
                 parts.pages(),
@@ -124,9 +125,9 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     }
 
     /**
-     * The unconsumed pages a {@link HybridPartition.Mode#PIPELINED pipelined} partition holds
-     * before its producer waits for its consumers: {@code sort-buffer-pages} (beyond the writer's
-     * own pages, and a region being sealed).
+     * The unconsumed pages a {@link PartitionKind#PIPELINED pipelined} partition holds before its
+     * producer waits for its consumers: {@code sort-buffer-pages} (beyond the writer's own pages,
+     * and a region being sealed).
      */
     static int pipelinedBoundPages(ShuffleOptions options) {
         return options.sortBufferPages();
@@ -142,6 +143,12 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     /** The partition, readable from now on (consumers may attach before any record). */
     public final HybridPartition partition() {
         return partition;
+    }
+
+    /** The partition, readable from now on: {@link #partition()}. */
+    @Override
+    public final Optional<ResultPartition> readablePartition() {
+        return Optional.of(partition);
     }
 
     /**
@@ -225,14 +232,15 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
      */
     final void publishResident(boolean broadcast, int[] sectionStart, Page[] pages, int[] starts)
             throws IOException {
-        HybridRegion region = new HybridRegion(broadcast, sectionStart, pages, starts);
-        boolean full = partition.mode() == HybridPartition.Mode.FULL;
-        region.writing = full;
-        if (!partition.publish(region)) {
+        boolean full = partition.kind() == PartitionKind.HYBRID_FULL;
+        HybridRegion region;
+        try {
+            region = partition.publishResident(broadcast, sectionStart, pages, starts, full);
+        } catch (PartitionLostException lost) {
             for (Page page : pages) {
                 owner.recycle(page);
             }
-            throw lost();
+            throw lost;
         }
         if (full) {
             long at = dataEnd;
@@ -251,11 +259,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     /** Publishes a region written to the data file at {@code fileOffset} only. */
     final void publishOnDisk(boolean broadcast, int[] sectionStart, long fileOffset)
             throws PartitionLostException {
-        HybridRegion region = new HybridRegion(broadcast, sectionStart, null, null);
-        region.fileOffset = fileOffset;
-        if (!partition.publish(region)) {
-            throw lost();
-        }
+        partition.publishOnDisk(broadcast, sectionStart, fileOffset);
     }
 
     /** Appends {@code page[position, limit)} to the data file. */
@@ -286,13 +290,5 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
             return null;
         }
         return owner.tryRequest();
-    }
-
-    private PartitionLostException lost() {
-        PartitionLostException lost = partition.lostException();
-        return lost != null
-                ? lost
-                : new PartitionLostException(
-                        partition.name(), partition.id(), "the partition is lost", null);
     }
 }

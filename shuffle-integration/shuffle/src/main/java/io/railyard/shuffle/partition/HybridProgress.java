@@ -9,8 +9,8 @@ import java.util.Arrays;
  * nothing any more. From this the partition knows which regions someone still needs, and which
  * bytes of a region a spill must keep.
  *
- * <p>Not thread-safe: guarded by its partition's lock. Memory: two ints and a boolean per
- * subpartition.
+ * <p>Not thread-safe: reached only through its partition's field, which the partition's lock
+ * guards. Memory: two ints and a boolean per subpartition.
  */
 final class HybridProgress {
     private static final int ABANDONED = Integer.MAX_VALUE;
@@ -22,6 +22,8 @@ final class HybridProgress {
     private final int[] taken;
 
     private final boolean[] attachedEver;
+    private int subpartitionsAttached;
+    private int attachedNow;
 
     HybridProgress(int numSubpartitions) {
         this.passed = new int[numSubpartitions];
@@ -29,16 +31,41 @@ final class HybridProgress {
         this.attachedEver = new boolean[numSubpartitions];
     }
 
-    /** Marks a reader of {@code s} attached; false if one was attached before. O(1). */
-    boolean attach(int s) {
+    /**
+     * Counts a reader of {@code s} attached; false, counting nothing, if {@code s} had one before
+     * and the partition is {@code readOnce}. O(1).
+     */
+    boolean attach(int s, boolean readOnce) {
         boolean first = !attachedEver[s];
+        if (!first && readOnce) {
+            return false;
+        }
         attachedEver[s] = true;
-        return first;
+        if (first) {
+            subpartitionsAttached++;
+        }
+        attachedNow++;
+        return true;
+    }
+
+    /** A reader detached. O(1). */
+    void detach() {
+        attachedNow--;
+    }
+
+    /** Readers attached now. */
+    int attachedNow() {
+        return attachedNow;
+    }
+
+    /** Whether every subpartition has had a reader attached. */
+    boolean everyAttached() {
+        return subpartitionsAttached == passed.length;
     }
 
     /** Whether {@code s} still needs {@code region}: it has not read it and it holds data for s. */
     boolean needs(int s, HybridRegion region) {
-        return passed[s] <= region.index && (region.broadcast || region.sectionLength(s) > 0);
+        return passed[s] <= region.index() && region.holdsDataFor(s);
     }
 
     /** Subpartitions that still need {@code region}. O(subpartitions). */
@@ -88,7 +115,7 @@ final class HybridProgress {
 
     /** The first byte of {@code region}'s section that {@code s} still needs (0 if unread). */
     int neededFrom(int s, HybridRegion region) {
-        return passed[s] == region.index ? taken[s] : 0;
+        return passed[s] == region.index() ? taken[s] : 0;
     }
 
     /**
@@ -96,7 +123,7 @@ final class HybridProgress {
      * needs anything. O(subpartitions); allocates the array.
      */
     int[] unconsumedFrom(HybridRegion region) {
-        int[] from = new int[region.sectionStart.length - 1];
+        int[] from = new int[region.sections()];
         Arrays.fill(from, -1);
         for (int s = 0; s < passed.length; s++) {
             if (!needs(s, region)) {

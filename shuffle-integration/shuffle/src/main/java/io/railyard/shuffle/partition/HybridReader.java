@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * frames from memory or disk, wherever the partition says they are, checks them, and hands them to
  * a {@link FrameSink}.
  *
- * <p>Not thread-safe: owned by the worker's IO thread (or a test's thread). The cursor fields are
- * written under the partition's lock by {@link HybridPartition}.
+ * <p>Not thread-safe: confined to the worker's IO thread (or a test's thread). The partition moves
+ * the cursor and points it at the next bytes through the methods below, called on that thread from
+ * {@link #read} (under the partition's lock, which guards none of these fields: no other thread
+ * touches them). Only {@link #wake()} is called from other threads.
  */
 final class HybridReader {
     private static final Path NO_FILE = Path.of("");
@@ -41,44 +44,106 @@ final class HybridReader {
         boolean accept(FrameHeader header, ByteBuffer stored, FrameContext at) throws IOException;
     }
 
-    final HybridPartition partition;
-    final int subpartition;
+    private final HybridPartition partition;
+    private final int subpartition;
+    private final Runnable waker;
     // Made on the first read from memory: a reader that never reads from memory (a gate of many
     // channels that each get little) does not carry one.
     private @Nullable FrameHeader memoryHeader;
-    private @Nullable Runnable waker;
 
-    // The cursor; written by the partition under its lock.
-    int region;
-    int offset;
-    // The current extent, set by HybridPartition#locate.
-    int section;
-    int left;
-    @Nullable HybridRegion memory;
-    int streamAt;
-    @Nullable FileChannel file;
-    Path path = NO_FILE;
-    long position;
+    // The cursor: region, and byte of its section.
+    private int region;
+    private int offset;
+    // The current extent, set by the partition (atMemory, atDisk): bytes left of the section, and
+    // either a pinned region's pages with the stream offset of the next byte, or a file position.
+    private int left;
+    private @Nullable HybridRegion memory;
+    private Page @Nullable [] memoryPages;
+    private int streamAt;
+    private @Nullable FileChannel file;
+    private Path path = NO_FILE;
+    private long position;
     // Continuity: the next frame numbers.
     private int laneSequence;
     private int broadcastSequence;
     private int took;
 
-    HybridReader(HybridPartition partition, int subpartition) {
+    /** A reader of {@code subpartition} at its first frame; {@code waker} runs on new data. */
+    HybridReader(HybridPartition partition, int subpartition, Runnable waker) {
         this.partition = partition;
         this.subpartition = subpartition;
-    }
-
-    /** Called when new data arrives after {@link Where#WAIT} (or the partition is lost). */
-    void onData(Runnable waker) {
         this.waker = waker;
     }
 
+    /** The partition read. */
+    HybridPartition partition() {
+        return partition;
+    }
+
+    /** The subpartition read. */
+    int subpartition() {
+        return subpartition;
+    }
+
+    /** Runs the waker: new data arrived after {@link Where#WAIT} (or the partition is lost). */
     void wake() {
-        Runnable run = waker;
-        if (run != null) {
-            run.run();
-        }
+        waker.run();
+    }
+
+    // ---- the cursor, moved by the partition ----
+
+    /** The region the cursor is in. */
+    int region() {
+        return region;
+    }
+
+    /** The byte of the region's section the cursor is at. */
+    int offset() {
+        return offset;
+    }
+
+    /** Moves the cursor to the first byte of the next region. */
+    void nextRegion() {
+        region++;
+        offset = 0;
+    }
+
+    /**
+     * Points the reader at the next {@code left} bytes in the pinned {@code pages} of {@code
+     * pinned}, from stream byte {@code streamAt}.
+     */
+    void atMemory(HybridRegion pinned, Page[] pages, int streamAt, int left) {
+        this.memory = pinned;
+        this.memoryPages = pages;
+        this.streamAt = streamAt;
+        this.left = left;
+    }
+
+    /** Points the reader at the next {@code left} bytes at {@code position} of {@code file}. */
+    void atDisk(FileChannel file, Path path, long position, int left) {
+        this.memory = null;
+        this.memoryPages = null;
+        this.file = file;
+        this.path = path;
+        this.position = position;
+        this.left = left;
+    }
+
+    /**
+     * Moves the cursor over the {@code bytes} taken of the current extent; returns the region whose
+     * pages the reader had pinned (the caller unpins it), or null if it read from disk.
+     */
+    @Nullable HybridRegion advance(int bytes) {
+        offset += bytes;
+        return releasePin();
+    }
+
+    /** Forgets the pinned region, if any, and returns it (the caller unpins it). */
+    @Nullable HybridRegion releasePin() {
+        HybridRegion pinned = memory;
+        memory = null;
+        memoryPages = null;
+        return pinned;
     }
 
     /**
@@ -136,8 +201,8 @@ final class HybridReader {
     /** Frames out of the pinned region's pages; false if the sink refused one. */
     private boolean readMemory(FrameCodec codec, FrameContext context, FrameSink sink)
             throws IOException {
-        HybridRegion region = java.util.Objects.requireNonNull(memory);
-        Page[] pages = java.util.Objects.requireNonNull(region.pages);
+        HybridRegion region = Objects.requireNonNull(memory);
+        Page[] pages = Objects.requireNonNull(memoryPages);
         int[] starts = region.pageStart();
         int at = streamAt;
         int end = streamAt + left;
@@ -154,7 +219,7 @@ final class HybridReader {
                 viewed = page;
             }
             int inPage = at - starts[page];
-            context.at(partition, partition.dataFile(), at).inMemory(region.index);
+            context.at(partition, partition.dataFile(), at).inMemory(region.index());
             FrameHeader reused = memoryHeader;
             if (reused == null) {
                 reused = new FrameHeader();
@@ -193,7 +258,7 @@ final class HybridReader {
             FrameSink sink,
             long budget)
             throws IOException {
-        FileChannel channel = java.util.Objects.requireNonNull(file);
+        FileChannel channel = Objects.requireNonNull(file);
         long wanted = Math.max(budget, staging.pageSize());
         int length = (int) Math.min(left, Math.min(staging.capacity(), wanted));
         int got;
@@ -201,10 +266,7 @@ final class HybridReader {
             got = staging.read(channel, position, length);
         } catch (IOException e) {
             throw new PartitionLostException(
-                    partition.name(),
-                    partition.id(),
-                    "reading " + path + " at " + position + ": " + e,
-                    e);
+                    partition.id(), "reading " + path + " at " + position + ": " + e, e);
         }
         int at = 0;
         while (at < left) {

@@ -1,7 +1,9 @@
 package io.railyard.shuffle.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.buffer.Page;
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * it was sealed into), on disk, or both:
  *
  * <ul>
- *   <li>in memory: {@code pages}, page {@code i} holding stream bytes {@code [pageStart[i],
- *       pageStart[i + 1])} from its position 0; a frame never straddles two pages;
+ *   <li>in memory: the pages, page {@code i} holding stream bytes {@code [pageStart[i], pageStart[i
+ *       + 1])} from its position 0; a frame never straddles two pages;
  *   <li>on disk, whole: the stream at {@code fileOffset} of the partition's data file (written
  *       through, or written directly when memory was short);
  *   <li>on disk, spilled: section {@code i} from its byte {@code spillFrom[i]} on, at {@code
@@ -20,56 +22,92 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Disk bytes equal memory bytes, so a reader's position in a section is the same wherever it
- * reads next. The layout ({@code sectionStart}, {@code pageStart}) is immutable; every other field
- * is guarded by the partition's lock. Page buffers are read only by the IO thread while published
- * (writers of the pages use duplicates).
+ * reads next. The layout (number, sections, page starts) is immutable. Every other field is guarded
+ * by the monitor of the partition ({@link #partition}), which every method here takes (reentrantly:
+ * the partition calls them under its lock); the partition changes a region only through these
+ * methods. Page buffers are read outside the lock only by whoever holds a pin ({@link #pin}) or
+ * while the write-through runs, with views of their own.
  */
 final class HybridRegion {
-    /** Whether the region holds one section every subpartition reads. */
-    final boolean broadcast;
+    private final HybridPartition partition;
+    private final int index;
+    private final boolean broadcast;
 
     /** Section {@code i} is stream bytes {@code [sectionStart[i], sectionStart[i + 1])}. */
-    final int[] sectionStart;
+    private final int[] sectionStart;
 
     /** Stream offsets of the pages (length pages + 1); null if the region was never in memory. */
-    final int @Nullable [] pageStart;
+    private final int @Nullable [] pageStart;
 
     /** The pages, while the region is in memory; null once dropped (or never resident). */
-    Page @Nullable [] pages;
+    @GuardedBy("partition")
+    private Page @Nullable [] pages;
 
     /** Offset of the whole stream in the data file, or -1. */
-    long fileOffset = -1;
+    @GuardedBy("partition")
+    private long fileOffset;
 
     /** Per section: offset in the spill file of its bytes from {@code spillFrom}, or -1. */
-    long @Nullable [] spillOffset;
+    @GuardedBy("partition")
+    private long @Nullable [] spillOffset;
 
     /** Per section: the first byte that was spilled (valid where spillOffset >= 0). */
-    int @Nullable [] spillFrom;
+    @GuardedBy("partition")
+    private int @Nullable [] spillFrom;
 
     /** A write of the whole stream to the data file is in progress (full mode, write-through). */
-    boolean writing;
+    @GuardedBy("partition")
+    private boolean writing;
 
-    /** Readers copying from {@code pages} right now; the pages are not dropped meanwhile. */
-    int pins;
+    /** Readers copying from the pages right now; the pages are not dropped meanwhile. */
+    @GuardedBy("partition")
+    private int pins;
 
     /** Drop the pages as soon as no reader copies from them and no write-through is running. */
-    boolean dropWhenIdle;
+    @GuardedBy("partition")
+    private boolean dropWhenIdle;
 
     /** Subpartitions that still have to read this region (see {@link HybridPartition}). */
-    int readersLeft;
+    @GuardedBy("partition")
+    private int readersLeft;
 
-    /** The region's number in its partition. */
-    int index;
-
+    /**
+     * Region {@code index} of {@code partition}: resident in {@code pages} (with {@code
+     * writeThrough} if a write to the data file follows at once) when {@code pages} is not null,
+     * else on disk at {@code fileOffset} of the data file.
+     */
     HybridRegion(
+            HybridPartition partition,
+            int index,
             boolean broadcast,
             int[] sectionStart,
             Page @Nullable [] pages,
-            int @Nullable [] pageStart) {
+            int @Nullable [] pageStart,
+            long fileOffset,
+            boolean writeThrough) {
+        this.partition = partition;
+        this.index = index;
         this.broadcast = broadcast;
         this.sectionStart = sectionStart;
-        this.pages = pages;
         this.pageStart = pageStart;
+        this.pages = pages;
+        this.fileOffset = fileOffset;
+        this.writing = writeThrough;
+    }
+
+    /** The region's number in its partition. */
+    int index() {
+        return index;
+    }
+
+    /** Whether the region holds one section every subpartition reads. */
+    boolean isBroadcast() {
+        return broadcast;
+    }
+
+    /** Number of sections. */
+    int sections() {
+        return sectionStart.length - 1;
     }
 
     /** Bytes of the whole stream. */
@@ -82,15 +120,19 @@ final class HybridRegion {
         return broadcast ? 0 : subpartition;
     }
 
+    /** Stream offset of section {@code section}'s first byte. */
+    int sectionStart(int section) {
+        return sectionStart[section];
+    }
+
     /** Bytes of section {@code section}. */
     int sectionLength(int section) {
         return sectionStart[section + 1] - sectionStart[section];
     }
 
-    /** Pages in memory now (0 when dropped). */
-    int residentPages() {
-        Page[] held = pages;
-        return held == null ? 0 : held.length;
+    /** Whether section {@code section} holds data for subpartition {@code s}'s reader. */
+    boolean holdsDataFor(int s) {
+        return broadcast || sectionLength(s) > 0;
     }
 
     /** The page holding stream byte {@code at} (a binary search over the page starts). */
@@ -120,11 +162,15 @@ final class HybridRegion {
 
     /**
      * Views of stream bytes {@code [from, to)} of the resident pages, one per page touched, for a
-     * gathering write. Duplicates: the pages' own positions belong to the IO thread. Allocates the
-     * views.
+     * gathering write by the write-through or a spill, each of which keeps the pages from being
+     * dropped meanwhile. Duplicates: the pages' own positions belong to the IO thread. Allocates
+     * the views.
      */
     ByteBuffer[] views(int from, int to) {
-        Page[] held = pages;
+        Page[] held;
+        synchronized (partition) {
+            held = pages;
+        }
         if (held == null) {
             throw new IllegalStateException("region " + index + " is not in memory");
         }
@@ -140,13 +186,192 @@ final class HybridRegion {
         return views;
     }
 
+    // ---- state, under the partition's lock ----
+
+    /** Pages in memory now (0 when dropped). */
+    int residentPages() {
+        synchronized (partition) {
+            Page[] held = pages;
+            return held == null ? 0 : held.length;
+        }
+    }
+
+    /** Whether the region's pages are in memory. */
+    boolean isResident() {
+        synchronized (partition) {
+            return pages != null;
+        }
+    }
+
+    /** The number of subpartitions that still have to read the region, counted at publishing. */
+    void setReadersLeft(int readers) {
+        synchronized (partition) {
+            readersLeft = readers;
+        }
+    }
+
+    /** One subpartition less has to read the region; true if none is left. */
+    boolean oneReaderLess() {
+        synchronized (partition) {
+            readersLeft--;
+            return readersLeft == 0;
+        }
+    }
+
+    /**
+     * Pins the pages for a reader that copies from them outside the lock: returned, and not dropped
+     * until {@link #unpin}. Null, pinning nothing, if the region is not in memory.
+     */
+    Page @Nullable [] pin() {
+        synchronized (partition) {
+            Page[] held = pages;
+            if (held != null) {
+                pins++;
+            }
+            return held;
+        }
+    }
+
+    /**
+     * Ends a pin; returns the pages if the region was to be dropped and is idle now (the caller
+     * recycles them), else null.
+     */
+    Page @Nullable [] unpin() {
+        synchronized (partition) {
+            pins--;
+            return dropWhenIdle && pins == 0 && !writing ? drop() : null;
+        }
+    }
+
+    /**
+     * The write-through completed at {@code fileOffset} of the data file; returns the pages if the
+     * region was to be dropped and is idle now, else null.
+     */
+    Page @Nullable [] written(long fileOffset) {
+        synchronized (partition) {
+            this.fileOffset = fileOffset;
+            writing = false;
+            return dropWhenIdle && pins == 0 ? drop() : null;
+        }
+    }
+
+    /** The writer failed or was abandoned: no write-through runs any more. */
+    void writerGone() {
+        synchronized (partition) {
+            writing = false;
+        }
+    }
+
+    /**
+     * Drops the pages now and returns them (the caller recycles them and takes them off its count),
+     * or, while a reader copies from them or the write-through runs, marks them to go when that
+     * ends and returns null; null too if the region is not in memory.
+     */
+    Page @Nullable [] drop() {
+        synchronized (partition) {
+            Page[] held = pages;
+            if (held == null) {
+                return null;
+            }
+            if (pins > 0 || writing) {
+                dropWhenIdle = true;
+                return null;
+            }
+            pages = null;
+            dropWhenIdle = false;
+            return held;
+        }
+    }
+
+    /**
+     * Whether a spill may take the region's pages now: it is in memory and not already to be
+     * dropped, and (for {@code readOnce} partitions, whose spill writes the pages out) no reader
+     * copies from them and no write-through runs.
+     */
+    boolean maySpill(boolean readOnce) {
+        synchronized (partition) {
+            boolean busy = pins > 0 || writing;
+            return pages != null && !dropWhenIdle && !(busy && readOnce);
+        }
+    }
+
+    /**
+     * Sections were written to the spill file: section {@code i} from its byte {@code from[i]} at
+     * {@code offsets[i]} (-1 where nothing was).
+     */
+    void spilled(long[] offsets, int[] from) {
+        synchronized (partition) {
+            spillOffset = offsets;
+            spillFrom = from;
+        }
+    }
+
+    /**
+     * Where section {@code section}'s byte {@code offset} is in the data file, or -1 if the region
+     * is not there.
+     */
+    long dataFilePosition(int section, int offset) {
+        synchronized (partition) {
+            return fileOffset < 0 ? -1 : fileOffset + sectionStart[section] + offset;
+        }
+    }
+
+    /**
+     * Where section {@code section}'s byte {@code offset} is in the spill file, or -1 if it was not
+     * spilled.
+     */
+    long spillFilePosition(int section, int offset) {
+        synchronized (partition) {
+            long[] spilled = spillOffset;
+            int[] from = spillFrom;
+            if (spilled == null || from == null || spilled[section] < 0 || offset < from[section]) {
+                return -1;
+            }
+            return spilled[section] + (offset - from[section]);
+        }
+    }
+
     /** Whether section {@code section}'s byte {@code offset} is on disk. */
     boolean onDisk(int section, int offset) {
-        if (fileOffset >= 0) {
-            return true;
+        return dataFilePosition(section, offset) >= 0 || spillFilePosition(section, offset) >= 0;
+    }
+
+    /**
+     * Checks the region's own accounting against {@code need}, the subpartitions that still need
+     * it: see {@link HybridPartition#checkInvariants()}.
+     *
+     * @param fullMode whether the partition writes every region to disk
+     * @param lost whether the partition is lost (a failed write-through leaves a region nowhere)
+     * @throws IllegalStateException naming the broken invariant
+     */
+    void checkInvariants(int need, boolean fullMode, boolean lost) {
+        synchronized (partition) {
+            check(pins >= 0, "region %s has %s pins", index, pins);
+            check(
+                    readersLeft == need,
+                    "region %s counts %s readers, %s still need it",
+                    index,
+                    readersLeft,
+                    need);
+            check(
+                    need > 0 || pages == null || pins > 0 || writing,
+                    "region %s is read by everyone but holds %s pages",
+                    index,
+                    residentPages());
+            check(
+                    !fullMode || writing || fileOffset >= 0 || lost,
+                    "full-mode region %s is not on disk",
+                    index);
+            check(
+                    fullMode || fileOffset < 0 || pageStart == null,
+                    "read-once region %s was resident and yet written whole",
+                    index);
         }
-        long[] spilled = spillOffset;
-        int[] from = spillFrom;
-        return spilled != null && from != null && spilled[section] >= 0 && offset >= from[section];
+    }
+
+    private static void check(boolean condition, String message, Object... args) {
+        if (!condition) {
+            throw new IllegalStateException(String.format(Locale.ROOT, message, args));
+        }
     }
 }

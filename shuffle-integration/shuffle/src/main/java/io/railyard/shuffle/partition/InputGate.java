@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import java.nio.ByteBuffer;
@@ -42,8 +43,11 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
- * #close()} are called by the consumer; buffers may be recycled from any thread. Lock order: gate,
- * then scheduler, then buffer pool.
+ * #close()} are called by the consumer; buffers may be recycled from any thread. The gate's monitor
+ * guards its queue, its channels' turns and its pages' accounting; its place in the lock order is
+ * in the {@code io.railyard.shuffle} package documentation. A few fields are written under it and
+ * read without it by the IO thread ({@link #turnBytes()}) or the consumer's fast path ({@link
+ * #poll()}): they are volatile, and those reads are the only accesses outside the lock.
  */
 public final class InputGate implements AutoCloseable {
     /** Pages one channel's turn may read at most (one when channels outnumber pages / this). */
@@ -63,6 +67,12 @@ public final class InputGate implements AutoCloseable {
      */
     static final long MAX_WAKE_DELAY = 1_000_000;
 
+    // A channel's turn, as bits of turns[channel.index]: it waits in the FIFO (WANTING); the IO
+    // thread has its turn, from dispatch to served (IN_SERVICE); data arrived meanwhile (ARRIVED).
+    private static final byte WANTING = 1;
+    private static final byte IN_SERVICE = 2;
+    private static final byte ARRIVED = 4;
+
     private final String name;
     private final BufferOwner owner;
     private final IoScheduler scheduler;
@@ -74,31 +84,58 @@ public final class InputGate implements AutoCloseable {
     // producers' memory fill, and the rest is spilled and read back from disk.
     private final boolean defersWakeUps;
     private final int pageSize;
-    // Written under the gate's lock; read without it by turnBytes() (on the IO thread, which is
-    // the only one that fills it).
-    private volatile @Nullable SharedPage filling;
     private final List<ChannelReader> channels;
+
+    @GuardedBy("this")
+    private final byte[] turns;
+
+    // The page being filled; read without the lock by turnBytes() (on the IO thread, which is the
+    // only one that fills it).
+    @GuardedBy("this")
+    private volatile @Nullable SharedPage filling;
+
     // Published buffers; poll swaps the whole queue with the consumer's empty batch at once.
+    @GuardedBy("this")
     private ArrayDeque<Buffer> queue = new ArrayDeque<>();
+
     // Confined to the consumer: buffers taken from the queue in one lock, returned one by one.
     private ArrayDeque<Buffer> taken = new ArrayDeque<>();
     // Confined to the IO thread: what it decoded for this gate this round, and the channels that
     // ended; published together by publish(), with one lock and at most one wake-up.
     private final ArrayList<Buffer> decoded = new ArrayList<>();
     private int channelsEnded;
-    // Confined to the IO thread: published buffers the consumer was not woken for (see publish).
-    boolean wakeDeferred;
-    // Confined to the IO thread: whether the IO thread's list of deferred gates holds this one.
-    boolean onDeferredList;
+    // Confined to the IO thread: published buffers the consumer was not woken for (see publish),
+    // and whether the IO thread's list of deferred gates holds this one.
+    private boolean wakeDeferred;
+    private boolean onDeferredList;
+
+    @GuardedBy("this")
     private long deferredSince;
+
+    @GuardedBy("this")
     private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
+
+    @GuardedBy("this")
     private CompletableFuture<Void> availability = new CompletableFuture<>();
-    private volatile @Nullable PartitionLostException failure;
+
+    // Why the gate failed: a PartitionLostException, or an IllegalStateException once the
+    // worker's IO thread died; read without the lock by poll() and turnBytes().
+    @GuardedBy("this")
+    private volatile @Nullable Exception failure;
+
+    @GuardedBy("this")
     private int inService;
-    // Pages this gate holds: changed only under its lock; read without it by turnBytes(). The
-    // pool knows too, but asking it takes the pool's lock, which every recycle contends for.
+
+    // Pages this gate holds; read without the lock by turnBytes(). The pool knows too, but asking
+    // it takes the pool's lock, which every recycle contends for.
+    @GuardedBy("this")
     private volatile int pagesHeld;
+
+    @GuardedBy("this")
     private int finishedChannels;
+
+    // Read without the lock by turnBytes().
+    @GuardedBy("this")
     private volatile boolean closed;
 
     InputGate(
@@ -120,6 +157,7 @@ public final class InputGate implements AutoCloseable {
         this.maxTurnBytes = (long) turnPages * pageSize;
         this.maxInService = Math.max(1, Math.min(capacity, MAX_IN_SERVICE));
         this.channels = new ArrayList<>(partitions.size());
+        this.turns = new byte[partitions.size()];
         boolean hybrid = false;
         for (int i = 0; i < partitions.size(); i++) {
             ChannelReader channel = new ChannelReader(this, i, partitions.get(i), subpartition);
@@ -150,20 +188,16 @@ public final class InputGate implements AutoCloseable {
      * completed allocates the next availability future (once per such transition, not per call).
      *
      * @throws PartitionLostException if a channel's partition is lost, released or corrupt
+     * @throws IllegalStateException if the worker's IO thread died (its error is the cause)
      */
     public @Nullable Buffer poll() throws PartitionLostException {
-        PartitionLostException failed = failure;
-        if (failed != null) {
-            throw failed;
-        }
+        throwIfFailed(failureSeen());
         Buffer next = taken.poll();
         return next != null ? next : takePublished();
     }
 
     private synchronized @Nullable Buffer takePublished() throws PartitionLostException {
-        if (failure != null) {
-            throw failure;
-        }
+        throwIfFailed(failure);
         if (queue.isEmpty()) {
             if (availability.isDone() && !isFinishedLocked()) {
                 availability = new CompletableFuture<>();
@@ -221,7 +255,7 @@ public final class InputGate implements AutoCloseable {
         }
         synchronized (this) {
             SharedPage fill = filling;
-            if (fill != null && fill.slices == 0) {
+            if (fill != null && !fill.hasSlices()) {
                 filling = null;
                 recycleLocked(fill.page);
             }
@@ -232,7 +266,7 @@ public final class InputGate implements AutoCloseable {
 
     synchronized void start() {
         for (ChannelReader channel : channels) {
-            channel.wanting = true;
+            turns[channel.index] |= WANTING;
             wanting.add(channel);
         }
         dispatchLocked();
@@ -251,12 +285,10 @@ public final class InputGate implements AutoCloseable {
      * another, at the minimum budget, starved for ever).
      */
     synchronized boolean tryDispatchNow(ChannelReader channel) {
-        if (closed || failure != null || !channel.wanting || pagesHeld >= capacity) {
+        if (closed || failure != null || !has(channel, WANTING) || pagesHeld >= capacity) {
             return false;
         }
-        channel.wanting = false; // its entry in the FIFO is skipped
-        channel.inService = true;
-        inService++;
+        enterService(channel); // its entry in the FIFO is skipped
         return true;
     }
 
@@ -270,18 +302,33 @@ public final class InputGate implements AutoCloseable {
      * next turn). Takes no lock: the consumer only frees room meanwhile, so a stale view errs by a
      * refused frame at most, and {@link #tryTake} decides under the lock.
      */
+    @SuppressWarnings("GuardedBy") // reads without the lock, as documented above
     long turnBytes() {
         if (closed || failure != null) {
             return 0;
         }
-        return Math.min(maxTurnBytes, roomLocked());
-    }
-
-    /** The room in the current page plus the free pages; exact under the lock. */
-    private long roomLocked() {
         SharedPage fill = filling;
         long free = Math.max(0, capacity - pagesHeld);
-        return free * pageSize + (fill == null ? 0 : pageSize - fill.used);
+        return Math.min(maxTurnBytes, free * pageSize + (fill == null ? 0 : fill.roomSeen()));
+    }
+
+    /** The gate's failure as the consumer's fast path sees it, without the lock. */
+    @SuppressWarnings("GuardedBy") // a volatile read: a failure is never cleared once set
+    private @Nullable Exception failureSeen() {
+        return failure;
+    }
+
+    /**
+     * Throws {@code failed}, the gate's failure, if there is one: a lost partition, or the IO
+     * thread's death.
+     */
+    private static void throwIfFailed(@Nullable Exception failed) throws PartitionLostException {
+        if (failed instanceof PartitionLostException lost) {
+            throw lost;
+        }
+        if (failed instanceof IllegalStateException stopped) {
+            throw stopped;
+        }
     }
 
     /**
@@ -298,7 +345,7 @@ public final class InputGate implements AutoCloseable {
             return null;
         }
         SharedPage fill = filling;
-        if (fill == null || pageSize - fill.used < bytes) {
+        if (fill == null || !fill.fits(bytes)) {
             if (pagesHeld >= capacity) {
                 return null;
             }
@@ -307,16 +354,14 @@ public final class InputGate implements AutoCloseable {
                 return null;
             }
             pagesHeld++;
-            filling = new SharedPage(page);
-            if (fill != null && fill.slices == 0) {
+            SharedPage next = new SharedPage(this, page);
+            filling = next;
+            if (fill != null && !fill.hasSlices()) {
                 recycleLocked(fill.page); // nothing of it is out
             }
-            fill = filling;
+            fill = next;
         }
-        Buffer buffer = new Buffer(this, channel.index, fill, fill.used, bytes);
-        fill.used += bytes;
-        fill.slices++;
-        return buffer;
+        return new Buffer(this, channel.index, fill, fill.slice(bytes), bytes);
     }
 
     /**
@@ -324,14 +369,14 @@ public final class InputGate implements AutoCloseable {
      * for its next turn if it has more data.
      */
     synchronized void served(ChannelReader channel, boolean wantsMore) {
-        if (channel.inService) {
-            channel.inService = false;
+        if (has(channel, IN_SERVICE)) {
+            turns[channel.index] &= ~IN_SERVICE;
             inService--;
         }
-        boolean again = wantsMore || channel.dataArrived;
-        channel.dataArrived = false;
+        boolean again = wantsMore || has(channel, ARRIVED);
+        turns[channel.index] &= ~ARRIVED;
         if (again && !closed && failure == null && !channel.done) {
-            channel.wanting = true;
+            turns[channel.index] |= WANTING;
             wanting.add(channel);
         }
         dispatchLocked();
@@ -346,10 +391,10 @@ public final class InputGate implements AutoCloseable {
         if (closed || failure != null || channel.done) {
             return;
         }
-        if (channel.inService) {
-            channel.dataArrived = true;
-        } else if (!channel.wanting) {
-            channel.wanting = true;
+        if (has(channel, IN_SERVICE)) {
+            turns[channel.index] |= ARRIVED;
+        } else if (!has(channel, WANTING)) {
+            turns[channel.index] |= WANTING;
             wanting.add(channel);
             dispatchLocked();
         }
@@ -364,6 +409,7 @@ public final class InputGate implements AutoCloseable {
      * Hands waiting channels to the scheduler while the gate has a free page (room for any frame)
      * and fewer channels in service than its pages and {@value #MAX_IN_SERVICE}.
      */
+    @GuardedBy("this")
     private void dispatchLocked() {
         while (!closed
                 && failure == null
@@ -371,14 +417,24 @@ public final class InputGate implements AutoCloseable {
                 && inService < maxInService
                 && pagesHeld < capacity) {
             ChannelReader channel = wanting.poll();
-            if (!channel.wanting) {
+            if (!has(channel, WANTING)) {
                 continue; // served out of order meanwhile
             }
-            channel.wanting = false;
-            channel.inService = true;
-            inService++;
+            enterService(channel);
             scheduler.ready(channel);
         }
+    }
+
+    @GuardedBy("this")
+    private boolean has(ChannelReader channel, byte bit) {
+        return (turns[channel.index] & bit) != 0;
+    }
+
+    /** A waiting channel gets its turn: it leaves the FIFO (its entry is skipped) for service. */
+    @GuardedBy("this")
+    private void enterService(ChannelReader channel) {
+        turns[channel.index] = (byte) ((turns[channel.index] & ~WANTING) | IN_SERVICE);
+        inService++;
     }
 
     /**
@@ -452,6 +508,46 @@ public final class InputGate implements AutoCloseable {
         return handed;
     }
 
+    /** Whether the consumer was not woken for published buffers (the IO thread's). */
+    boolean wakeDeferred() {
+        return wakeDeferred;
+    }
+
+    /**
+     * The IO thread puts the gate on its list of gates to publish to again; false if it is on it
+     * already.
+     */
+    boolean enterDeferredList() {
+        boolean enter = !onDeferredList;
+        onDeferredList = true;
+        return enter;
+    }
+
+    /** The IO thread took the gate off its list of gates to publish to again. */
+    void leaveDeferredList() {
+        onDeferredList = false;
+    }
+
+    /**
+     * The worker's IO thread died of {@code cause}: the gate fails (unless it failed before) with
+     * an {@link IllegalStateException} naming it, and a waiting consumer is woken. Any thread.
+     */
+    void ioThreadDied(Throwable cause) {
+        synchronized (this) {
+            if (failure == null) {
+                failure =
+                        new IllegalStateException(
+                                "input gate '"
+                                        + name
+                                        + "' cannot be read: the worker's IO thread died of "
+                                        + cause,
+                                cause);
+            }
+            wanting.clear();
+            availability.complete(null);
+        }
+    }
+
     /** Called by the IO thread: the gate fails with {@code cause}. */
     void fail(PartitionLostException cause) {
         synchronized (this) {
@@ -464,6 +560,7 @@ public final class InputGate implements AutoCloseable {
         scheduler.cancel(channels);
     }
 
+    @GuardedBy("this")
     private boolean isFinishedLocked() {
         return finishedChannels == channels.size() && queue.isEmpty();
     }
@@ -471,8 +568,7 @@ public final class InputGate implements AutoCloseable {
     /** One slice of {@code shared} is done with; the page goes back when none is out. */
     void release(SharedPage shared) {
         synchronized (this) {
-            shared.slices--;
-            if (shared.slices == 0) {
+            if (shared.releaseSlice()) {
                 if (shared == filling) {
                     filling = null; // an idle page would hold room other gates' pages need
                 }
@@ -483,6 +579,7 @@ public final class InputGate implements AutoCloseable {
         closeOwnerIfIdle();
     }
 
+    @GuardedBy("this")
     @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
     private void recycleLocked(Page page) {
         pagesHeld--;
@@ -497,14 +594,65 @@ public final class InputGate implements AutoCloseable {
         }
     }
 
-    /** A page of the gate shared by the buffers sliced out of it; guarded by the gate. */
+    /**
+     * A page of the gate shared by the buffers sliced out of it: the bytes sliced so far and the
+     * slices not yet recycled, guarded by the gate's monitor (each method takes it, reentrantly
+     * when the gate holds it).
+     */
     static final class SharedPage {
         final Page page;
-        int used;
-        int slices;
+        private final InputGate gate;
 
-        SharedPage(Page page) {
+        @GuardedBy("gate")
+        private int used;
+
+        @GuardedBy("gate")
+        private int slices;
+
+        SharedPage(InputGate gate, Page page) {
+            this.gate = gate;
             this.page = page;
+        }
+
+        /** Whether a slice of {@code bytes} fits the rest of the page. */
+        boolean fits(int bytes) {
+            synchronized (gate) {
+                return gate.pageSize - used >= bytes;
+            }
+        }
+
+        /** Cuts a slice of {@code bytes} off the rest of the page; returns its offset. */
+        int slice(int bytes) {
+            synchronized (gate) {
+                int offset = used;
+                used += bytes;
+                slices++;
+                return offset;
+            }
+        }
+
+        /** A slice was recycled; true if none is out any more. */
+        boolean releaseSlice() {
+            synchronized (gate) {
+                slices--;
+                return slices == 0;
+            }
+        }
+
+        /** Whether slices of the page are out. */
+        boolean hasSlices() {
+            synchronized (gate) {
+                return slices > 0;
+            }
+        }
+
+        /**
+         * The bytes left in the page, read without the lock by the IO thread, the only thread that
+         * slices (so it reads its own count).
+         */
+        @SuppressWarnings("GuardedBy") // the IO thread's own writes, read without the lock
+        int roomSeen() {
+            return gate.pageSize - used;
         }
     }
 
@@ -518,6 +666,8 @@ public final class InputGate implements AutoCloseable {
         private final int channel;
         private final SharedPage shared;
         private final ByteBuffer data;
+
+        @GuardedBy("this")
         private boolean recycled;
 
         Buffer(InputGate gate, int channel, SharedPage shared, int offset, int length) {

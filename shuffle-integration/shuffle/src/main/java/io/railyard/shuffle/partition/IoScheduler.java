@@ -1,6 +1,7 @@
 package io.railyard.shuffle.partition;
 
 import com.google.common.util.concurrent.Uninterruptibles;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,18 +38,38 @@ import org.jspecify.annotations.Nullable;
  *       one lock and one wake-up per gate, not per buffer.
  *   <li>A frame cut by the end of a read is read again next round; a frame cut by the end of the
  *       file is a truncated file.
- *   <li>Failures (missing file, release, checksum, index) fail the channel's gate only.
+ *   <li>Failures (missing file, release, checksum, index) fail the channel's gate only; a bug (a
+ *       {@link RuntimeException}) fails the gates of its round as lost partitions. An {@link Error}
+ *       is not handled: it ends the IO thread, whose uncaught-exception handler tells the worker
+ *       ({@code onDeath}, which fails every open gate with an {@link IllegalStateException} naming
+ *       it, so no consumer waits for ever) and then reports it as the JVM would.
  * </ul>
  *
- * <p>Threading: {@link #ready}, {@link #cancel} and {@link #close} are thread-safe; everything else
- * runs on the IO thread. Its lock is taken after a gate's and before the buffer pool's.
+ * <p>Threading: {@link #ready}, {@link #execute}, {@link #cancel} and {@link #close} are
+ * thread-safe; everything else runs on the IO thread. Its lock guards the queues and the open
+ * files; its place in the lock order is in the {@code io.railyard.shuffle} package documentation.
  */
 final class IoScheduler implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
+
+    // The channels handed over for a turn: each at most once, as a gate hands a channel over once
+    // per turn (InputGate: from dispatch to served), plus once per cancel.
+    @GuardedBy("lock")
     private final List<ChannelReader> ready = new ArrayList<>();
+
+    @GuardedBy("lock")
     private final List<Runnable> tasks = new ArrayList<>();
+
+    @GuardedBy("lock")
     private final Map<Path, ReadFile> files = new HashMap<>();
+
+    @GuardedBy("lock")
+    private boolean closing;
+
+    @GuardedBy("lock")
+    private @Nullable Throwable deathCause;
+
     // Gates given buffers or ended channels this round: published once at its end.
     private final List<InputGate> touched = new ArrayList<>();
     // Gates published to whose consumers were not woken yet (InputGate#publish): published again
@@ -67,11 +89,21 @@ final class IoScheduler implements AutoCloseable {
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong sections = new AtomicLong();
     private final AtomicLong handOffs = new AtomicLong();
+    private final Consumer<Throwable> onDeath;
     private final Thread thread;
-    private boolean closing;
     private int roundStart;
 
-    IoScheduler(ShuffleOptions options, BufferOwner owner, List<Page> pages, String threadName) {
+    /**
+     * Starts the IO thread {@code threadName}, reading through the staging {@code pages} of {@code
+     * owner}; {@code onDeath} runs on that thread if it ends by an uncaught exception or error
+     * (before the exception is reported), and must fail every gate that could wait for it.
+     */
+    IoScheduler(
+            ShuffleOptions options,
+            BufferOwner owner,
+            List<Page> pages,
+            String threadName,
+            Consumer<Throwable> onDeath) {
         this.owner = owner;
         this.stagingPages = pages;
         this.pageSize = options.pageSizeBytes();
@@ -82,8 +114,10 @@ final class IoScheduler implements AutoCloseable {
         this.staging = new ReadStaging(run, pages.get(run.length).buffer(), pageSize);
         this.budgetBytes = staging.capacity();
         this.codec = new FrameCodec(options);
+        this.onDeath = onDeath;
         this.thread = new Thread(this::run, threadName);
         thread.setDaemon(true);
+        thread.setUncaughtExceptionHandler(this::died);
         thread.start();
     }
 
@@ -116,12 +150,14 @@ final class IoScheduler implements AutoCloseable {
         return handOffs.get();
     }
 
-    /** Asks the IO thread to read for {@code channel}. Thread-safe. */
+    /**
+     * Asks the IO thread to read for {@code channel}, once per turn its gate gives it. Thread-safe.
+     */
     void ready(ChannelReader channel) {
         lock.lock();
         try {
-            if (!channel.scheduled && !channel.done) {
-                channel.scheduled = true;
+            assert !ready.contains(channel) : "channel handed over twice for one turn";
+            if (!channel.done) {
                 ready.add(channel);
                 work.signal();
             }
@@ -150,10 +186,7 @@ final class IoScheduler implements AutoCloseable {
     void cancel(List<ChannelReader> channels) {
         lock.lock();
         try {
-            for (ChannelReader channel : channels) {
-                channel.scheduled = true; // never queued again; the IO thread drops it
-                ready.add(channel);
-            }
+            ready.addAll(channels); // the IO thread drops them: their gate is closed or failed
             work.signal();
         } finally {
             lock.unlock();
@@ -174,10 +207,17 @@ final class IoScheduler implements AutoCloseable {
             lock.unlock();
         }
         Uninterruptibles.joinUninterruptibly(thread);
-        for (ReadFile file : files.values()) {
+        List<ReadFile> open;
+        lock.lock();
+        try {
+            open = new ArrayList<>(files.values());
+            files.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (ReadFile file : open) {
             file.close();
         }
-        files.clear();
         for (Page page : stagingPages) {
             owner.recycle(page);
         }
@@ -198,29 +238,63 @@ final class IoScheduler implements AutoCloseable {
         }
     }
 
+    /** Why the IO thread died (an uncaught exception or error), or null while it runs or closed. */
+    @Nullable Throwable deathCause() {
+        lock.lock();
+        try {
+            return deathCause;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The IO thread's uncaught-exception handler: the worker fails its gates, then it reports. */
+    private void died(Thread dead, Throwable cause) {
+        lock.lock();
+        try {
+            deathCause = cause;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            onDeath.accept(cause);
+        } finally {
+            dead.getThreadGroup().uncaughtException(dead, cause);
+        }
+    }
+
+    /** What the IO thread found when it looked for work. */
+    private enum Work {
+        /** Channels or tasks to serve. */
+        SOME,
+        /** None, and it did not wait for any (deferred wake-ups were pending). */
+        NONE,
+        /** The scheduler is closing: the thread ends. */
+        CLOSING
+    }
+
     private void run() {
         List<ChannelReader> round = new ArrayList<>();
         List<Runnable> jobs = new ArrayList<>();
         while (true) {
-            if (!takeWork(round, jobs, deferred.isEmpty())) {
+            Work found = takeWork(round, jobs, deferred.isEmpty());
+            if (found == Work.NONE) {
                 publishTouched(true); // nothing to do: wake every consumer still to be woken
                 continue;
             }
-            if (closing) {
+            if (found == Work.CLOSING) {
                 return;
             }
             runJobs(jobs);
             try {
                 serveRound(round);
-            } catch (RuntimeException | Error e) {
+            } catch (RuntimeException e) {
                 // A bug must not leave consumers waiting forever: fail every gate of the round.
+                // (An Error is not caught: it ends the thread, and died() fails every gate.)
                 for (ChannelReader channel : round) {
                     channel.gate.fail(
                             new PartitionLostException(
-                                    channel.partition.name(),
-                                    channel.partition.id(),
-                                    "IO scheduler failure: " + e,
-                                    e));
+                                    channel.partition.id(), "IO scheduler failure: " + e, e));
                     finish(channel, false);
                 }
             } finally {
@@ -232,25 +306,25 @@ final class IoScheduler implements AutoCloseable {
 
     /**
      * Moves the queued channels and tasks into {@code round} and {@code jobs}, waiting for some if
-     * {@code mayWait}; false if there were none and it did not wait.
+     * {@code mayWait}.
      */
-    private boolean takeWork(List<ChannelReader> round, List<Runnable> jobs, boolean mayWait) {
+    private Work takeWork(List<ChannelReader> round, List<Runnable> jobs, boolean mayWait) {
         lock.lock();
         try {
             while (ready.isEmpty() && tasks.isEmpty() && !closing) {
                 if (!mayWait) {
-                    return false;
+                    return Work.NONE;
                 }
                 work.awaitUninterruptibly();
+            }
+            if (closing) {
+                return Work.CLOSING;
             }
             jobs.addAll(tasks);
             tasks.clear();
             round.addAll(ready);
             ready.clear();
-            for (ChannelReader channel : round) {
-                channel.scheduled = false;
-            }
-            return true;
+            return Work.SOME;
         } finally {
             lock.unlock();
         }
@@ -265,8 +339,7 @@ final class IoScheduler implements AutoCloseable {
         for (int i = 0; i < touched.size(); i++) {
             InputGate gate = touched.get(i);
             handed += gate.publish(force) ? 1 : 0;
-            if (gate.wakeDeferred && !gate.onDeferredList) {
-                gate.onDeferredList = true;
+            if (gate.wakeDeferred() && gate.enterDeferredList()) {
                 deferred.add(gate);
             }
         }
@@ -274,8 +347,8 @@ final class IoScheduler implements AutoCloseable {
         for (int i = deferred.size() - 1; i >= 0; i--) {
             InputGate gate = deferred.get(i);
             gate.publish(force);
-            if (!gate.wakeDeferred) {
-                gate.onDeferredList = false;
+            if (!gate.wakeDeferred()) {
+                gate.leaveDeferredList();
                 deferred.remove(i);
             }
         }
@@ -288,9 +361,10 @@ final class IoScheduler implements AutoCloseable {
                 jobs.get(i).run();
             } catch (RuntimeException e) {
                 // A task reports its own failures (a spill fails its partition); one that throws
-                // anyway is a bug, which must not stop the thread every reader depends on.
+                // anyway is a bug, which must not stop the thread every reader depends on: it is
+                // reported as the JVM reports an uncaught exception, and the thread goes on.
                 Thread thread = Thread.currentThread();
-                thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+                thread.getThreadGroup().uncaughtException(thread, e);
             }
         }
         jobs.clear();
@@ -347,8 +421,8 @@ final class IoScheduler implements AutoCloseable {
             HybridReader reader = channel.hybrid;
             if (reader == null) {
                 channel.started = true;
-                reader = ((HybridPartition) channel.partition).attach(channel.subpartition());
-                reader.onData(channel);
+                HybridPartition partition = (HybridPartition) channel.partition;
+                reader = partition.attach(channel.subpartition(), channel);
                 channel.hybrid = reader;
             }
             hybridSink.channel = channel;
@@ -454,7 +528,7 @@ final class IoScheduler implements AutoCloseable {
         channel.partition.readers.remove(channel);
         HybridReader reader = channel.hybrid;
         if (reader != null) {
-            reader.partition.detach(reader, endOfData);
+            reader.partition().detach(reader, endOfData);
         }
         ReadFile file = channel.file;
         if (file != null && --file.users == 0) {
@@ -540,10 +614,7 @@ final class IoScheduler implements AutoCloseable {
         try {
             if (file.partition.isReleased()) {
                 throw new PartitionLostException(
-                        file.partition.name(),
-                        file.partition.id(),
-                        "the partition was released",
-                        null);
+                        file.partition.id(), "the partition was released", null);
             }
             got = staging.read(file.channel(), start, length);
         } catch (IOException e) {
@@ -551,7 +622,6 @@ final class IoScheduler implements AutoCloseable {
                     e instanceof PartitionLostException
                             ? e
                             : new PartitionLostException(
-                                    file.partition.name(),
                                     file.partition.id(),
                                     file.partition.isReleased()
                                             ? "the partition was released while being read"
@@ -661,7 +731,6 @@ final class IoScheduler implements AutoCloseable {
 
     private static PartitionLostException lost(ChannelReader channel, IOException e) {
         return new PartitionLostException(
-                channel.partition.name(),
                 channel.partition.id(),
                 "reading subpartition " + channel.subpartition() + ": " + e,
                 e);

@@ -123,7 +123,7 @@ final class LanePartitionWriter extends SortFormatWriter {
     @Override
     BlockingPartition complete() throws IOException {
         writeRegion(NONE);
-        return file.finish(name(), id());
+        return file.finish(id());
     }
 
     /**

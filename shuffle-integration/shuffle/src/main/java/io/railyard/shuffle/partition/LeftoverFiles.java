@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * unless a deletion fails.
  */
 final class LeftoverFiles {
-    // Guarded by this: each file not deleted yet, with its first failure; in failure order.
+    // Each file not deleted yet, with its first failure; in failure order.
+    @GuardedBy("this")
     private final Map<Path, IOException> failures = new LinkedHashMap<>();
 
     /**

@@ -7,41 +7,27 @@ import org.jspecify.annotations.Nullable;
 /**
  * A partition's data cannot be read (its files are missing, corrupt or released): the consumer
  * fails and the producer must run again. Callers classify by this type, never by a generic {@link
- * IOException}.
+ * IOException}, and hand {@link #partitionId()} to the JobManager as the lost partition.
  */
 public class PartitionLostException extends IOException {
     private static final long serialVersionUID = 1L;
 
-    private final String partition;
-    private final @Nullable PartitionId id;
-
-    /** A lost {@code partition}, known by name only, for {@code reason}. */
-    public PartitionLostException(String partition, String reason, @Nullable Throwable cause) {
-        this(partition, null, reason, cause);
-    }
+    private final PartitionId id;
 
     /**
-     * A lost {@code partition} for {@code reason}; {@code id} is the scheduler's id of it (null if
-     * it was created by name only).
+     * Partition {@code id} (partition and producer attempt) is lost for {@code reason}; the message
+     * reads {@code partition lost: 'p17.a2': reason}.
      */
-    public PartitionLostException(
-            String partition, @Nullable PartitionId id, String reason, @Nullable Throwable cause) {
-        super("partition lost: '" + partition + "': " + reason, cause);
-        this.partition = partition;
+    public PartitionLostException(PartitionId id, String reason, @Nullable Throwable cause) {
+        super("partition lost: '" + id + "': " + reason, cause);
         this.id = id;
-    }
-
-    /** The name of the lost partition. */
-    public String partition() {
-        return partition;
     }
 
     /**
      * The scheduler's id of the lost partition (partition and producer attempt), which a task
-     * failure hands to the JobManager as the lost partition; null if the partition was created by
-     * name only.
+     * failure hands to the JobManager as the lost partition.
      */
-    public @Nullable PartitionId partitionId() {
+    public PartitionId partitionId() {
         return id;
     }
 }

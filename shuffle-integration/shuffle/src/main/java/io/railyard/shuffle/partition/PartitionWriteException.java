@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -11,12 +12,17 @@ import java.nio.file.Path;
 public final class PartitionWriteException extends IOException {
     private static final long serialVersionUID = 1L;
 
-    /** Writing {@code file} of {@code partition} failed after {@code bytesWritten} bytes. */
+    private final PartitionId id;
+
+    /**
+     * Writing {@code file} of partition {@code id} failed after {@code bytesWritten} bytes; {@code
+     * hint} (or "") says what to change.
+     */
     public PartitionWriteException(
-            String partition, Path file, long bytesWritten, String hint, IOException cause) {
+            PartitionId id, Path file, long bytesWritten, String hint, IOException cause) {
         super(
                 "writing partition '"
-                        + partition
+                        + id
                         + "' to "
                         + file
                         + " failed after "
@@ -26,6 +32,12 @@ public final class PartitionWriteException extends IOException {
                         + "; the partition's files were deleted"
                         + (hint.isEmpty() ? "" : "; " + hint),
                 cause);
+        this.id = id;
+    }
+
+    /** The partition whose writing failed. */
+    public PartitionId partitionId() {
+        return id;
     }
 
     /** The hint for a hash-based partition of {@code n} subpartitions that ran out of files. */

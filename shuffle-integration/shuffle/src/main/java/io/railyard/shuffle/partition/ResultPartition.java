@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The output of one producer attempt for one dataset, split into subpartitions, one per consumer:
@@ -17,30 +16,30 @@ import org.jspecify.annotations.Nullable;
  * #release()}, readers fail with {@link PartitionLostException} and the files are gone.
  */
 public abstract sealed class ResultPartition permits BlockingPartition, HybridPartition {
+    private final PartitionId id;
     private final String name;
-    private final @Nullable PartitionId id;
     private final int numSubpartitions;
 
     /** Channels of open gates reading this partition (the IO thread serves them). */
     final Set<ChannelReader> readers = ConcurrentHashMap.newKeySet();
 
-    ResultPartition(String name, @Nullable PartitionId id, int numSubpartitions) {
-        this.name = name;
+    ResultPartition(PartitionId id, int numSubpartitions) {
         this.id = id;
+        this.name = id.toString();
         this.numSubpartitions = numSubpartitions;
     }
 
-    /** The partition's name. */
-    public final String name() {
-        return name;
+    /**
+     * The scheduler's id of the partition (partition and producer attempt); {@link
+     * PartitionLostException}s about it carry it.
+     */
+    public final PartitionId id() {
+        return id;
     }
 
-    /**
-     * The scheduler's id of the partition (partition and producer attempt), or null if it was
-     * created by name only; {@link PartitionLostException}s about it carry it.
-     */
-    public final @Nullable PartitionId id() {
-        return id;
+    /** The id as text, {@code p17.a2}: the base name of the partition's files, named in errors. */
+    public final String name() {
+        return name;
     }
 
     /** Number of subpartitions. */

@@ -1,7 +1,9 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Optional;
 
 /**
  * The producer's side of one result partition: records go to one subpartition or to all of them, in
@@ -12,8 +14,23 @@ import java.nio.ByteBuffer;
  * <p>Not thread-safe: owned by the producing task's thread.
  */
 public interface ResultPartitionWriter extends AutoCloseable {
-    /** The partition's name (used in file names and errors). */
+    /** The scheduler's id of the partition being written (partition and producer attempt). */
+    PartitionId id();
+
+    /** The id as text, {@code p17.a2}: the base name of the partition's files, named in errors. */
     String name();
+
+    /** How the partition is written and read. */
+    PartitionKind kind();
+
+    /**
+     * The partition consumers may read while this writer still writes: for the kinds readable while
+     * written ({@link PartitionKind#isReadableWhileWritten()}), the partition from the writer's
+     * creation on (the one {@link #finish()} returns; the writer is then a {@link
+     * HybridPartitionWriter}); empty for blocking kinds, whose partition exists once {@link
+     * #finish()} returns it. O(1); allocates the {@link Optional}.
+     */
+    Optional<ResultPartition> readablePartition();
 
     /** Number of subpartitions (consumers). */
     int numSubpartitions();

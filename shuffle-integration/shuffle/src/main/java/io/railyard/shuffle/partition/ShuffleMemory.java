@@ -46,6 +46,25 @@ public final class ShuffleMemory {
         return HybridPartitionWriter.pagesNeeded(options);
     }
 
+    /**
+     * Pages of one partition writer of {@code kind} for {@code numSubpartitions} consumers: {@link
+     * #sortWriterPages}, {@link #hashWriterPages} or {@link #hybridWriterPages}.
+     *
+     * @throws IllegalArgumentException if {@code numSubpartitions} is not in [1, 2^24]
+     */
+    public static int writerPages(
+            ShuffleOptions options, PartitionKind kind, int numSubpartitions) {
+        checkArgument(
+                numSubpartitions >= 1 && numSubpartitions <= (1 << 24),
+                "numSubpartitions must be in [1, 2^24], was %s",
+                numSubpartitions);
+        return switch (kind) {
+            case SORT -> sortWriterPages(options);
+            case HASH -> hashWriterPages(options, numSubpartitions);
+            case HYBRID_FULL, HYBRID_SELECTIVE, PIPELINED -> hybridWriterPages(options);
+        };
+    }
+
     /** Pages of one input gate: {@value ShuffleOptions#GATE_PAGES_KEY}. */
     public static int gatePages(ShuffleOptions options) {
         return options.gatePages();

@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
@@ -21,27 +22,27 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The shuffle layer of one worker: one {@link NetworkBufferPool} for every writer, gate and the IO
  * scheduler, one directory for partition files, and one IO thread for reads.
  *
- * <p>Writers: {@link #createSortPartition} (memory independent of the number of subpartitions; 2
- * files), {@link #createHashPartition} (one page and one file per subpartition; the baseline) and
- * {@link #createHybridPartition} (readable while it is written; full or selective spilling, or
- * pipelined: bounded in memory). Readers: {@link #openGate}. Creating a writer or gate whose
+ * <p>Writers: {@link #createPartition} of one {@link PartitionKind} — sort-based (memory
+ * independent of the number of subpartitions; one file), hash-based (one page and one file per
+ * subpartition; the baseline), or readable while it is written (hybrid, full or selective spilling,
+ * or pipelined: bounded in memory). Readers: {@link #openGate}. Creating a writer or gate whose
  * guarantee the budget cannot hold throws {@link
  * io.railyard.shuffle.buffer.InsufficientNetworkMemoryException} naming the numbers and the setting
  * to raise.
  *
  * <p>Thread-safe: tasks on any thread create writers and gates; each writer and gate is then owned
- * by its task's thread.
+ * by its task's thread. The worker's monitor guards its lifecycle and is the outermost lock of the
+ * shuffle layer (the lock order is in the {@code io.railyard.shuffle} package documentation). If
+ * the IO thread dies of an uncaught error, every open gate fails with an {@link
+ * IllegalStateException} naming it, and no gate opens any more.
  */
 public final class ShuffleWorker implements AutoCloseable {
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
-
     private final ShuffleOptions options;
     private final Path directory;
     private final NetworkBufferPool pool;
@@ -51,6 +52,8 @@ public final class ShuffleWorker implements AutoCloseable {
     private final LeftoverFiles leftovers = new LeftoverFiles();
     private final HybridCounters hybrid = new HybridCounters();
     private final Set<InputGate> openGates = ConcurrentHashMap.newKeySet();
+
+    @GuardedBy("this")
     private boolean closed;
 
     /**
@@ -70,7 +73,18 @@ public final class ShuffleWorker implements AutoCloseable {
         BufferOwner owner =
                 pool.register("read scheduler", pages, ShuffleOptions.READ_BATCH_PAGES_KEY, null);
         List<Page> staging = takePages(owner, pages);
-        this.scheduler = new IoScheduler(options, owner, staging, "railyard-shuffle-io");
+        this.scheduler =
+                new IoScheduler(options, owner, staging, "railyard-shuffle-io", this::ioThreadDied);
+    }
+
+    /**
+     * The IO thread died of {@code cause}: every open gate fails (a gate opening meanwhile fails
+     * itself, see {@link #openGate}). On the dying thread.
+     */
+    private void ioThreadDied(Throwable cause) {
+        for (InputGate gate : openGates) {
+            gate.ioThreadDied(cause);
+        }
     }
 
     /** The settings. */
@@ -84,41 +98,53 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /**
-     * A sort-based partition writer for {@code numSubpartitions} consumers; takes {@code
-     * sort-buffer-pages + write-batch-pages + 1 [+ 1]} pages and creates one file. With few
-     * subpartitions (a page per lane and as many again: 35 with the default options) it writes
-     * records straight into per-subpartition frames instead of through the sort buffer; the file is
-     * the same.
+     * A writer of partition {@code id} of {@code kind} for {@code numSubpartitions} consumers; its
+     * files are named after {@code id} ({@code p17.a2.data}, ...). What each kind costs in pages
+     * and files is in {@link PartitionKind}: sort-based, {@code sort-buffer-pages +
+     * write-batch-pages + 1 [+ 1]} pages and one file (with few subpartitions, a page per lane and
+     * as many again, 35 with the default options, it writes records straight into per-subpartition
+     * frames instead of through the sort buffer; the file is the same); hash-based, one page and
+     * one open file per subpartition; hybrid and pipelined, {@code sort-buffer-pages + 1 [+ 1]}
+     * pages, more borrowed while memory allows, a data file now and a spill file at the first
+     * spill.
      *
-     * @param name letters, digits, '.', '_' and '-', 1 to 128 characters, unique in this worker
+     * <p>The one writer type has one seam for the two ways partitions become readable: a writer of
+     * a kind readable while written ({@link PartitionKind#isReadableWhileWritten()}) is a {@link
+     * HybridPartitionWriter}, and its partition, {@link ResultPartitionWriter#readablePartition()},
+     * is readable at once (release it when its consumers are done); a blocking kind's partition is
+     * what {@link ResultPartitionWriter#finish()} returns, a {@link BlockingPartition}. The
+     * partition's {@link PartitionLostException}s carry {@code id}.
+     *
+     * @param numSubpartitions in [1, 2^24]
+     * @throws IllegalArgumentException if {@code numSubpartitions} is out of range, or a file of
+     *     {@code id} exists already in this worker (ids are unique per worker)
+     * @throws io.railyard.shuffle.buffer.InsufficientNetworkMemoryException if the budget cannot
+     *     pledge the writer's pages
+     * @throws IllegalStateException if the worker is closed
+     * @throws IOException if a file cannot be created
      */
-    public PartitionWriter createSortPartition(String name, int numSubpartitions)
-            throws IOException {
-        return createSortPartition(name, null, numSubpartitions);
+    public ResultPartitionWriter createPartition(
+            PartitionId id, int numSubpartitions, PartitionKind kind) throws IOException {
+        checkWriter(id, numSubpartitions);
+        return switch (kind) {
+            case SORT -> createSortPartition(id, numSubpartitions);
+            case HASH -> createHashPartition(id, numSubpartitions);
+            case HYBRID_FULL, HYBRID_SELECTIVE, PIPELINED ->
+                    createHybridPartition(id, numSubpartitions, kind);
+        };
     }
 
-    /**
-     * A sort-based partition writer for the scheduler's partition {@code id}, named {@code
-     * id.toString()}: as {@link #createSortPartition(String, int)}, and the partition's {@link
-     * PartitionLostException}s carry {@code id}.
-     */
-    public PartitionWriter createSortPartition(PartitionId id, int numSubpartitions)
+    private PartitionWriter createSortPartition(PartitionId id, int numSubpartitions)
             throws IOException {
-        return createSortPartition(id.toString(), id, numSubpartitions);
-    }
-
-    private PartitionWriter createSortPartition(
-            String name, @Nullable PartitionId id, int numSubpartitions) throws IOException {
-        checkWriter(name, numSubpartitions);
         int pages = SortFormatWriter.pagesNeeded(options);
         BufferOwner owner =
                 pool.register(
-                        "sort writer of '" + name + "'",
+                        "sort writer of '" + id + "'",
                         pages,
                         ShuffleOptions.SORT_BUFFER_PAGES_KEY,
                         null);
         List<Page> taken = takePages(owner, pages);
-        Path data = directory.resolve(name + ".data");
+        Path data = directory.resolve(id + ".data");
         List<Path> created = new ArrayList<>(1);
         FileChannel[] channels = new FileChannel[1];
         try {
@@ -126,7 +152,6 @@ public final class ShuffleWorker implements AutoCloseable {
             channels[0] = dataChannel;
             return SortFormatWriter.of(
                     new SortFormatWriter.Parts(
-                            name,
                             id,
                             numSubpartitions,
                             options,
@@ -142,32 +167,12 @@ public final class ShuffleWorker implements AutoCloseable {
         }
     }
 
-    /**
-     * A hash-based partition writer: one page and one open file per subpartition.
-     *
-     * @param name as for {@link #createSortPartition(String, int)}
-     */
-    public PartitionWriter createHashPartition(String name, int numSubpartitions)
+    private PartitionWriter createHashPartition(PartitionId id, int numSubpartitions)
             throws IOException {
-        return createHashPartition(name, null, numSubpartitions);
-    }
-
-    /**
-     * A hash-based partition writer for the scheduler's partition {@code id}; see {@link
-     * #createSortPartition(PartitionId, int)}.
-     */
-    public PartitionWriter createHashPartition(PartitionId id, int numSubpartitions)
-            throws IOException {
-        return createHashPartition(id.toString(), id, numSubpartitions);
-    }
-
-    private PartitionWriter createHashPartition(
-            String name, @Nullable PartitionId id, int numSubpartitions) throws IOException {
-        checkWriter(name, numSubpartitions);
         int pages = HashPartitionWriter.pagesNeeded(options, numSubpartitions);
         BufferOwner owner =
                 pool.register(
-                        "hash writer of '" + name + "' (" + numSubpartitions + " subpartitions)",
+                        "hash writer of '" + id + "' (" + numSubpartitions + " subpartitions)",
                         pages,
                         "the number of subpartitions (a hash-based partition needs one page each;"
                                 + " the sort-based partition does not)",
@@ -177,18 +182,18 @@ public final class ShuffleWorker implements AutoCloseable {
         FileChannel[] files = new FileChannel[numSubpartitions];
         try {
             for (int s = 0; s < numSubpartitions; s++) {
-                files[s] = create(directory.resolve(name + ".hash." + s), created);
+                files[s] = create(directory.resolve(id + ".hash." + s), created);
             }
             return new HashPartitionWriter(
-                    name, id, options, owner, taken, created, files, bytesWritten, leftovers);
+                    id, options, owner, taken, created, files, bytesWritten, leftovers);
         } catch (RuntimeException e) {
             undo(owner, taken, files, created, e);
             throw e;
         } catch (IOException e) {
             PartitionWriteException failure =
                     new PartitionWriteException(
-                            name,
-                            directory.resolve(name + ".hash." + created.size()),
+                            id,
+                            directory.resolve(id + ".hash." + created.size()),
                             0,
                             PartitionWriteException.openFilesHint(numSubpartitions),
                             e);
@@ -197,38 +202,13 @@ public final class ShuffleWorker implements AutoCloseable {
         }
     }
 
-    /**
-     * A hybrid partition writer (full or selective spilling, or pipelined; see {@link
-     * HybridPartition}): takes {@code sort-buffer-pages + 1 [+ 1]} pages and borrows more while
-     * memory allows; creates a data file now and a spill file at the first spill. The partition
-     * ({@link HybridPartitionWriter#partition()}) is readable at once; release it when its
-     * consumers are done.
-     *
-     * @param name as for {@link #createSortPartition(String, int)}
-     */
-    public HybridPartitionWriter createHybridPartition(
-            String name, int numSubpartitions, HybridPartition.Mode mode) throws IOException {
-        return createHybridPartition(name, null, numSubpartitions, mode);
-    }
-
-    /**
-     * A hybrid partition writer for the scheduler's partition {@code id}; see {@link
-     * #createSortPartition(PartitionId, int)}.
-     */
-    public HybridPartitionWriter createHybridPartition(
-            PartitionId id, int numSubpartitions, HybridPartition.Mode mode) throws IOException {
-        return createHybridPartition(id.toString(), id, numSubpartitions, mode);
-    }
-
     private HybridPartitionWriter createHybridPartition(
-            String name, @Nullable PartitionId id, int numSubpartitions, HybridPartition.Mode mode)
-            throws IOException {
-        checkWriter(name, numSubpartitions);
+            PartitionId id, int numSubpartitions, PartitionKind kind) throws IOException {
         int pages = HybridPartitionWriter.pagesNeeded(options);
         Revocation revocation = new Revocation();
         BufferOwner owner =
                 pool.register(
-                        "hybrid writer of '" + name + "'",
+                        "hybrid writer of '" + id + "'",
                         pages,
                         ShuffleOptions.SORT_BUFFER_PAGES_KEY,
                         revocation);
@@ -236,16 +216,15 @@ public final class ShuffleWorker implements AutoCloseable {
         List<Path> created = new ArrayList<>(1);
         FileChannel[] files = new FileChannel[1];
         try {
-            Path data = directory.resolve(name + ".data");
+            Path data = directory.resolve(id + ".data");
             files[0] = create(data, created);
             HybridPartition partition =
                     new HybridPartition(
-                            name,
                             id,
                             numSubpartitions,
-                            mode,
+                            kind,
                             data,
-                            directory.resolve(name + ".spill"),
+                            directory.resolve(id + ".spill"),
                             owner,
                             scheduler::execute,
                             hybrid,
@@ -264,10 +243,13 @@ public final class ShuffleWorker implements AutoCloseable {
      * A gate reading {@code subpartition} of each of {@code partitions} (channel i reads
      * partitions[i]; blocking and hybrid ones may be mixed); starts reading at once. Its guarantee
      * is {@code shuffle.read.gate-pages}.
+     *
+     * @throws IllegalStateException if the worker is closed, or its IO thread died
      */
     public synchronized InputGate openGate(
             String name, List<? extends ResultPartition> partitions, int subpartition) {
         checkState(!closed, "shuffle worker closed");
+        checkIoThreadAlive();
         for (ResultPartition partition : partitions) {
             partition.checkSubpartition(subpartition);
             checkArgument(!partition.isReleased(), "partition '%s' was released", partition.name());
@@ -288,7 +270,19 @@ public final class ShuffleWorker implements AutoCloseable {
                         openGates::remove);
         openGates.add(gate);
         gate.start();
+        Throwable died = scheduler.deathCause(); // after the add: ioThreadDied may have missed it
+        if (died != null) {
+            gate.ioThreadDied(died);
+        }
         return gate;
+    }
+
+    private void checkIoThreadAlive() {
+        Throwable died = scheduler.deathCause();
+        if (died != null) {
+            throw new IllegalStateException(
+                    "shuffle worker cannot read any more: its IO thread died of " + died, died);
+        }
     }
 
     /** The IO thread's scheduler (tests park it to order a round). */
@@ -401,17 +395,14 @@ public final class ShuffleWorker implements AutoCloseable {
         }
     }
 
-    private void checkWriter(String name, int numSubpartitions) {
-        checkState(!closed, "shuffle worker closed");
-        checkArgument(
-                NAME.matcher(name).matches(),
-                "partition name must be 1 to 128 of [A-Za-z0-9._-], not starting with '.', was"
-                        + " '%s'",
-                name);
+    private void checkWriter(PartitionId id, int numSubpartitions) {
+        synchronized (this) {
+            checkState(!closed, "shuffle worker closed");
+        }
         checkArgument(
                 numSubpartitions >= 1 && numSubpartitions <= (1 << 24),
                 "numSubpartitions of '%s' must be in [1, 2^24], was %s",
-                name,
+                id,
                 numSubpartitions);
     }
 
@@ -435,7 +426,9 @@ public final class ShuffleWorker implements AutoCloseable {
             return channel;
         } catch (FileAlreadyExistsException e) {
             throw new IllegalArgumentException(
-                    "a partition file " + path + " already exists: partition names must be unique",
+                    "a partition file "
+                            + path
+                            + " already exists: a partition id is written once per worker",
                     e);
         }
     }

@@ -7,7 +7,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.LongConsumer;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The one file of a sort partition being written: regions, each an index block of one {@link
@@ -140,10 +139,9 @@ final class SortFile implements SortBuffer.SectionSink {
     }
 
     /** Closes the file and describes what it holds. */
-    SortPartition finish(String name, @Nullable PartitionId id) throws IOException {
+    SortPartition finish(PartitionId id) throws IOException {
         channel.close();
         return new SortPartition(
-                name,
                 id,
                 numSubpartitions,
                 path,

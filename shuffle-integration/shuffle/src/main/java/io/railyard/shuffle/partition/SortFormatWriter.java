@@ -28,8 +28,7 @@ abstract class SortFormatWriter extends AbstractPartitionWriter<BlockingPartitio
      * @param path the partition's file, created and open for writing as {@code channel}
      */
     record Parts(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
             int numSubpartitions,
             ShuffleOptions options,
             BufferOwner owner,
@@ -45,8 +44,8 @@ abstract class SortFormatWriter extends AbstractPartitionWriter<BlockingPartitio
 
     SortFormatWriter(Parts parts) {
         super(
-                parts.name(),
                 parts.id(),
+                PartitionKind.SORT,
                 parts.numSubpartitions(),
                 parts.owner(),
                 parts.pages(),

@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,7 +12,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A finished sort-based partition: one file of regions, each an index block of one {@link SortIndex
  * entry} per subpartition followed by its sections, clustered by subpartition. The heap holds one
- * offset per region (where its index block starts). Thread-safe.
+ * offset per region (where its index block starts). Thread-safe: its monitor guards the index cache
+ * and the data channel.
  */
 final class SortPartition extends BlockingPartition {
     private static final int CACHE_BYTES = 64 * IndexEntry.BYTES;
@@ -19,23 +21,34 @@ final class SortPartition extends BlockingPartition {
     private final Path dataFile;
     private final long[] regionStarts;
     private final long frameBytes;
+
+    // The index cache, read by the IO threads of every worker whose gates read this partition.
+    @GuardedBy("this")
     private final SortIndex index = new SortIndex();
+
+    @GuardedBy("this")
     private final ByteBuffer cache = ByteBuffer.allocate(CACHE_BYTES);
-    // A view into the cache, guarded (like the cache) by this partition's monitor.
-    private final IndexEntry entry = new IndexEntry();
+
+    @GuardedBy("this")
+    private final IndexEntry entry = new IndexEntry(); // a view into the cache
+
+    @GuardedBy("this")
     private final FrameContext at = new FrameContext(); // names the entry a check rejects
+
+    @GuardedBy("this")
     private long cacheStart = -1;
+
+    @GuardedBy("this")
     private @Nullable FileChannel dataChannel;
 
     SortPartition(
-            String name,
-            @Nullable PartitionId id,
+            PartitionId id,
             int n,
             Path dataFile,
             long[] regionStarts,
             long fileBytes,
             long frameBytes) {
-        super(name, id, n, fileBytes);
+        super(id, n, fileBytes);
         this.dataFile = dataFile;
         this.regionStarts = regionStarts;
         this.frameBytes = frameBytes;
@@ -71,7 +84,7 @@ final class SortPartition extends BlockingPartition {
             fillCache(position);
         }
         entry.wrap(cache, (int) (position - cacheStart));
-        index.check(entry, region, s, bytesOnDisk(), at.at(name(), id(), dataFile, position));
+        index.check(entry, region, s, bytesOnDisk(), at.at(id(), dataFile, position));
         channel.setSection(entry.sectionOffset(), entry.sectionLength());
     }
 
@@ -79,6 +92,7 @@ final class SortPartition extends BlockingPartition {
      * Reads up to {@value #CACHE_BYTES} bytes of the index from {@code position}: the entries of
      * the next subpartitions, which the consumers running beside this one ask for next.
      */
+    @GuardedBy("this")
     private void fillCache(long position) throws IOException {
         FileChannel file = openForRead(dataFile);
         cache.clear();
@@ -91,7 +105,6 @@ final class SortPartition extends BlockingPartition {
         } catch (IOException e) {
             cacheStart = -1;
             throw new PartitionLostException(
-                    name(),
                     id(),
                     "reading the index of " + dataFile + " at offset " + position + ": " + e,
                     e);
@@ -101,7 +114,7 @@ final class SortPartition extends BlockingPartition {
         if (cache.limit() < IndexEntry.BYTES) {
             cacheStart = -1;
             throw new CorruptPartitionFileException(
-                    name(), id(), dataFile, position, "index entry past the end of the file");
+                    id(), dataFile, position, "index entry past the end of the file");
         }
     }
 

@@ -71,7 +71,7 @@ final class SortPartitionWriter extends SortFormatWriter implements SortBuffer.O
     @Override
     BlockingPartition complete() throws IOException {
         spill();
-        return file.finish(name(), id());
+        return file.finish(id());
     }
 
     /** Writes what is buffered as one region: its index block and its sections. */

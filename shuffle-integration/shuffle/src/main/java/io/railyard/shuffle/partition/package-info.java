@@ -7,9 +7,9 @@
  *
  * <p>Threading: writers, gate polling and decoders belong to their task's thread; the one IO thread
  * ({@code IoScheduler}) owns every read cursor and runs hybrid spills; the worker, partitions and
- * buffer recycling are thread-safe. Lock order, written once: gate, then IO scheduler, then
- * partition, then buffer pool; nothing calls a gate, a revocation listener or the pool while
- * holding a partition's lock, and a revocation listener only enqueues work.
+ * buffer recycling are thread-safe. The lock order is in the {@code io.railyard.shuffle} package
+ * documentation; nothing calls a gate, a revocation listener or the pool while holding a
+ * partition's lock, and a revocation listener only enqueues work.
  */
 @NullMarked
 package io.railyard.shuffle.partition;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,8 +47,11 @@ class ConsumptionOrderDeadlockTest {
     @TempDir Path dir;
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void holdOneInputWhileWaitingForAnother_minimumBudget_noDeadlock(Kind kind) throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void holdOneInputWhileWaitingForAnother_minimumBudget_noDeadlock(PartitionKind kind)
+            throws Exception {
         ShuffleOptions probe =
                 ShuffleOptions.builder()
                         .pageSizeBytes(PAGE_SIZE)
@@ -61,7 +63,7 @@ class ConsumptionOrderDeadlockTest {
                         .compression(Compression.LZ4)
                         .build();
         int writerPages =
-                kind == Kind.SORT
+                kind == PartitionKind.SORT
                         ? SortFormatWriter.pagesNeeded(probe)
                         : HashPartitionWriter.pagesNeeded(probe, CONSUMERS);
         int gates = CONSUMERS * 2 * probe.gatePages();
@@ -69,7 +71,7 @@ class ConsumptionOrderDeadlockTest {
                 probe.toBuilder()
                         .totalPages(IoScheduler.pagesNeeded(probe) + Math.max(writerPages, gates))
                         .build();
-        SplittableRandom random = new SplittableRandom(kind == Kind.SORT ? 24 : 25);
+        SplittableRandom random = new SplittableRandom(kind == PartitionKind.SORT ? 24 : 25);
         List<Stream> streams = new ArrayList<>();
         List<BlockingPartition> partitions = new ArrayList<>();
         ExecutorService threads = Executors.newFixedThreadPool(CONSUMERS);
@@ -77,7 +79,7 @@ class ConsumptionOrderDeadlockTest {
             for (int p = 0; p < 3; p++) {
                 Stream stream = ShuffleHarness.randomStream(random, CONSUMERS, 800, PAGE_SIZE);
                 streams.add(stream);
-                partitions.add(ShuffleHarness.write(worker, kind, "p" + p, CONSUMERS, stream));
+                partitions.add(ShuffleHarness.write(worker, kind, p, CONSUMERS, stream));
             }
             List<CountDownLatch> done = new ArrayList<>();
             for (int c = 0; c < CONSUMERS; c++) {

@@ -53,7 +53,7 @@ class FrameCodecFuzzTest {
         int position = 0;
         while (page.capacity() - position >= FrameHeader.BYTES) {
             header.wrap(page, position);
-            at.at("fuzz", null, FILE, position);
+            at.at(ShuffleHarness.id(0), FILE, position);
             int length;
             try {
                 length = codec.frameLength(header, at);
@@ -131,7 +131,7 @@ class FrameCodecFuzzTest {
     private static void assertNamesTheFrame(CorruptPartitionFileException e, int position) {
         assertThat(e.offset()).isEqualTo(position);
         assertThat(e.getMessage())
-                .startsWith("partition lost: 'fuzz': corrupt partition file ")
+                .startsWith("partition lost: 'p0.a0': corrupt partition file ")
                 .contains(FILE + " at offset " + position + ": ")
                 .doesNotContain("\n");
     }

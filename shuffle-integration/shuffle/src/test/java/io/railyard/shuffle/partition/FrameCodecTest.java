@@ -28,7 +28,8 @@ class FrameCodecTest {
     private static final byte STALE = (byte) 0xAB;
 
     private final FrameCodec codec = new FrameCodec(LZ4);
-    private final FrameContext at = new FrameContext().at("p", null, Path.of("/x/p.data"), 4096);
+    private final FrameContext at =
+            new FrameContext().at(ShuffleHarness.id(0), Path.of("/x/p.data"), 4096);
 
     /** A sealed frame of {@code payload} (compressible), copied out of its page. */
     private ByteBuffer seal(byte[] payload) {

@@ -9,7 +9,6 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -74,8 +73,8 @@ class HybridFaultTest {
 
     /** A finished partition of {@code stream}, every region resident. */
     private static HybridPartition writeResident(
-            ShuffleWorker worker, Mode mode, int n, Stream stream) throws IOException {
-        HybridPartitionWriter writer = worker.createHybridPartition("p", n, mode);
+            ShuffleWorker worker, PartitionKind mode, int n, Stream stream) throws IOException {
+        HybridPartitionWriter writer = ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), n, mode);
         write(writer, stream, 0, stream.targets().length);
         HybridPartition partition = writer.finish();
         assertThat(partition.residentPages()).as("resident pages").isPositive();
@@ -119,9 +118,10 @@ class HybridFaultTest {
             throws Exception {
         Stream stream = stream(3);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            HybridPartition partition = writeResident(worker, Mode.SELECTIVE, 3, stream);
+            HybridPartition partition =
+                    writeResident(worker, PartitionKind.HYBRID_SELECTIVE, 3, stream);
             spillAll(partition);
-            Path spill = dir.resolve("p.spill");
+            Path spill = dir.resolve("p0.a0.spill");
             assertThat(partition.stats().bytesSpilled()).isEqualTo(Files.size(spill)).isPositive();
             long flipped = Files.size(spill) / 2;
             flip(spill, flipped);
@@ -137,9 +137,9 @@ class HybridFaultTest {
             throws Exception {
         Stream stream = stream(3);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            HybridPartition partition = writeResident(worker, Mode.FULL, 3, stream);
+            HybridPartition partition = writeResident(worker, PartitionKind.HYBRID_FULL, 3, stream);
             spillAll(partition); // full mode: drops regions already written through
-            Path data = dir.resolve("p.data");
+            Path data = dir.resolve("p0.a0.data");
             assertThat(partition.stats().bytesSpilled()).isZero();
             long flipped = Files.size(data) / 2;
             flip(data, flipped);
@@ -172,7 +172,7 @@ class HybridFaultTest {
         CorruptPartitionFileException e = corrupt.get(0);
         assertThat(e)
                 .isInstanceOf(PartitionLostException.class)
-                .hasMessageContaining("partition lost: 'p'")
+                .hasMessageContaining("partition lost: 'p0.a0'")
                 .hasMessageContaining("corrupt partition file " + file)
                 .hasMessageContaining("at offset " + e.offset());
         assertThat(e.file()).isEqualTo(file.toString());
@@ -187,7 +187,9 @@ class HybridFaultTest {
             Path root = fs.getPath("/shuffle");
             Stream stream = stream(2);
             try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, root)) {
-                HybridPartitionWriter writer = worker.createHybridPartition("p", 2, Mode.SELECTIVE);
+                HybridPartitionWriter writer =
+                        ShuffleHarness.hybrid(
+                                worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_SELECTIVE);
                 HybridPartition partition = writer.partition();
                 InputGate early = worker.openGate("early", List.of(partition), 0);
                 write(writer, stream, 0, stream.targets().length); // ~130 KiB, all resident
@@ -201,18 +203,18 @@ class HybridFaultTest {
                 pledge.close();
 
                 assertThat(partition.lostException())
-                        .hasMessageContaining("partition lost: 'p'")
-                        .hasMessageContaining("spilling to /shuffle/p.spill failed")
+                        .hasMessageContaining("partition lost: 'p0.a0'")
+                        .hasMessageContaining("spilling to /shuffle/p0.a0.spill failed")
                         .hasRootCauseInstanceOf(IOException.class)
                         .hasStackTraceContaining("out of disk space");
                 writer.emit(ByteBuffer.wrap(new byte[10]), 1);
                 assertThatThrownBy(writer::flush)
                         .isInstanceOf(PartitionWriteException.class)
-                        .hasMessageContaining("/shuffle/p.data")
+                        .hasMessageContaining("/shuffle/p0.a0.data")
                         .hasCauseInstanceOf(PartitionLostException.class);
                 assertThat(drainFailure(early))
                         .isInstanceOf(PartitionLostException.class)
-                        .hasMessageContaining("spilling to /shuffle/p.spill failed")
+                        .hasMessageContaining("spilling to /shuffle/p0.a0.spill failed")
                         .hasCauseExactlyInstanceOf(IOException.class);
                 assertThat(drainFailure(worker.openGate("late", List.of(partition), 1)))
                         .isInstanceOf(PartitionLostException.class)
@@ -232,12 +234,14 @@ class HybridFaultTest {
             Path root = fs.getPath("/shuffle");
             Stream stream = stream(2);
             try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, root)) {
-                HybridPartitionWriter writer = worker.createHybridPartition("p", 2, Mode.FULL);
+                HybridPartitionWriter writer =
+                        ShuffleHarness.hybrid(
+                                worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_FULL);
                 HybridPartition partition = writer.partition();
                 InputGate early = worker.openGate("early", List.of(partition), 0);
                 assertThatThrownBy(() -> write(writer, stream, 0, stream.targets().length))
                         .isInstanceOf(PartitionWriteException.class)
-                        .hasMessageContaining("writing partition 'p' to /shuffle/p.data")
+                        .hasMessageContaining("writing partition 'p0.a0' to /shuffle/p0.a0.data")
                         .hasMessageMatching("(?s).*failed after [1-9][0-9]* bytes.*")
                         .hasMessageContaining("out of disk space")
                         .hasMessageContaining("deleted");
@@ -246,7 +250,7 @@ class HybridFaultTest {
                 partition.checkInvariants();
                 assertThat(drainFailure(early))
                         .isInstanceOf(PartitionLostException.class)
-                        .hasMessageContaining("partition lost: 'p'")
+                        .hasMessageContaining("partition lost: 'p0.a0'")
                         .hasMessageContaining("the producer failed");
                 assertThat(drainFailure(worker.openGate("late", List.of(partition), 1)))
                         .isInstanceOf(PartitionLostException.class);
@@ -270,7 +274,7 @@ class HybridFaultTest {
     // ---- files deleted, releases ----
 
     @SpillingModes
-    void read_fileDeletedUnderAReader_partitionLost(Mode mode) throws Exception {
+    void read_fileDeletedUnderAReader_partitionLost(PartitionKind mode) throws Exception {
         Stream stream = stream(1);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             HybridPartition partition = writeResident(worker, mode, 1, stream);
@@ -279,11 +283,12 @@ class HybridFaultTest {
                     () -> gate.pagesInUse() == OPTIONS.gatePages(),
                     "the reader to fill its gate from memory");
             spillAll(partition); // the rest is only on disk now
-            Path file = dir.resolve(mode == Mode.FULL ? "p.data" : "p.spill");
+            Path file =
+                    dir.resolve(mode == PartitionKind.HYBRID_FULL ? "p0.a0.data" : "p0.a0.spill");
             Files.delete(file);
             assertThat(drainFailure(gate))
                     .isInstanceOf(PartitionLostException.class)
-                    .hasMessageContaining("partition lost: 'p'")
+                    .hasMessageContaining("partition lost: 'p0.a0'")
                     .hasMessageContaining(file + " is gone");
             partition.release();
             assertPagesBack(worker);
@@ -292,11 +297,13 @@ class HybridFaultTest {
     }
 
     @SpillingModes
-    void release_duringARead_readersLost_othersUnaffected_pagesBack(Mode mode) throws Exception {
+    void release_duringARead_readersLost_othersUnaffected_pagesBack(PartitionKind mode)
+            throws Exception {
         Stream stream = stream(2);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             HybridPartition partition = writeResident(worker, mode, 2, stream);
-            HybridPartitionWriter otherWriter = worker.createHybridPartition("q", 2, mode);
+            HybridPartitionWriter otherWriter =
+                    ShuffleHarness.hybrid(worker, ShuffleHarness.id(1), 2, mode);
             write(otherWriter, stream, 0, stream.targets().length);
             HybridPartition other = otherWriter.finish();
             InputGate gate = worker.openGate("c", List.of(partition, other), 0);
@@ -309,7 +316,7 @@ class HybridFaultTest {
             first.recycle();
             assertThat(drainFailure(gate))
                     .isInstanceOf(PartitionLostException.class)
-                    .hasMessageContaining("partition lost: 'p'")
+                    .hasMessageContaining("partition lost: 'p0.a0'")
                     .hasMessageContaining("released");
             try (InputGate unaffected = worker.openGate("d", List.of(other), 1)) {
                 ShuffleHarness.assertRecords(
@@ -326,7 +333,7 @@ class HybridFaultTest {
      * IO thread, every page comes back, no file is left, and the IO thread serves on.
      */
     @SpillingModes
-    void release_duringASpill_noCrash_pagesBack(Mode mode) throws Exception {
+    void release_duringASpill_noCrash_pagesBack(PartitionKind mode) throws Exception {
         List<Throwable> uncaught = new CopyOnWriteArrayList<>();
         Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
         Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
@@ -335,7 +342,8 @@ class HybridFaultTest {
         int unfinished = 0;
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             for (int round = 0; round < 20; round++) {
-                HybridPartitionWriter writer = worker.createHybridPartition("p" + round, 2, mode);
+                HybridPartitionWriter writer =
+                        ShuffleHarness.hybrid(worker, ShuffleHarness.id(round), 2, mode);
                 write(writer, stream, 0, stream.targets().length);
                 HybridPartition partition = writer.finish();
                 partition.requestSpill(Integer.MAX_VALUE);
@@ -373,13 +381,14 @@ class HybridFaultTest {
     void selective_secondAttachWhileTheFirstReads_partitionLost_firstReadsOn() throws Exception {
         Stream stream = stream(2);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            HybridPartition partition = writeResident(worker, Mode.SELECTIVE, 2, stream);
+            HybridPartition partition =
+                    writeResident(worker, PartitionKind.HYBRID_SELECTIVE, 2, stream);
             InputGate first = worker.openGate("first", List.of(partition), 1);
             ShuffleHarness.awaitUntil(
                     () -> partition.attachedReaders() == 1, "the first reader to attach");
             assertThat(drainFailure(worker.openGate("second", List.of(partition), 1)))
                     .isInstanceOf(PartitionLostException.class)
-                    .hasMessageContaining("partition lost: 'p'")
+                    .hasMessageContaining("partition lost: 'p0.a0'")
                     .hasMessageContaining("subpartition 1")
                     .hasMessageContaining("read before");
             try (first) {
@@ -407,7 +416,9 @@ class HybridFaultTest {
         Stream stream = stream(2);
         int half = stream.targets().length / 2;
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            HybridPartitionWriter writer = worker.createHybridPartition("p", 2, Mode.FULL);
+            HybridPartitionWriter writer =
+                    ShuffleHarness.hybrid(
+                            worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_FULL);
             HybridPartition partition = writer.partition();
             write(writer, stream, 0, half);
             writer.flush();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.common.util.concurrent.Uninterruptibles;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +23,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Interleavings of a hybrid partition's threads that {@link HybridStressTest} reaches only by
  * chance, forced here: the test holds a monitor another thread needs next (a gate's, or the
- * partition's, whose lock order ARCHITECTURE.md states), waits until that thread is blocked on it,
- * acts, and lets go (Reliability invariant 5: liveness). Each wait for a thread to arrive is
- * bounded by a watchdog ({@link ShuffleHarness#awaitUntil}); no time is measured.
+ * partition's, in the lock order of the io.railyard.shuffle package documentation), waits until
+ * that thread is blocked on it, acts, and lets go (Reliability invariant 5: liveness). Each wait
+ * for a thread to arrive is bounded by a watchdog ({@link ShuffleHarness#awaitUntil}); no time is
+ * measured.
  */
 class HybridInterleavingTest {
     private static final String IO_THREAD = "railyard-shuffle-io";
@@ -61,15 +61,20 @@ class HybridInterleavingTest {
      * remember the arrival and give the channel another turn, or the reader waits forever.
      */
     @ParameterizedTest
-    @EnumSource(Mode.class)
-    void regionArrivesAsTheIoThreadEndsTheTurn_theChannelIsServedAgain(Mode mode) throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"HYBRID_FULL", "HYBRID_SELECTIVE", "PIPELINED"})
+    void regionArrivesAsTheIoThreadEndsTheTurn_theChannelIsServedAgain(PartitionKind mode)
+            throws Exception {
         byte[] record = bytes(300, 7);
         Set<Thread> others = ioThreads();
         try (ShuffleWorker worker = new ShuffleWorker(options(2, 1), dir)) {
             Thread io = theNewIoThread(others);
-            HybridPartitionWriter writer = worker.createHybridPartition("h", 1, mode);
+            HybridPartitionWriter writer =
+                    ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), 1, mode);
             HybridPartition partition = writer.partition();
-            HybridPartitionWriter parkingWriter = worker.createHybridPartition("park", 1, mode);
+            HybridPartitionWriter parkingWriter =
+                    ShuffleHarness.hybrid(worker, ShuffleHarness.id(1), 1, mode);
             HybridPartition parking = parkingWriter.partition();
             InputGate gate;
             // 1. Park the IO thread in a spill of another partition, whose lock a holder keeps.
@@ -114,7 +119,9 @@ class HybridInterleavingTest {
         Set<Thread> others = ioThreads();
         try (ShuffleWorker worker = new ShuffleWorker(options(1, 2), dir)) {
             Thread io = theNewIoThread(others);
-            HybridPartitionWriter writer = worker.createHybridPartition("h", 2, Mode.FULL);
+            HybridPartitionWriter writer =
+                    ShuffleHarness.hybrid(
+                            worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_FULL);
             HybridPartition partition = writer.partition();
             InputGate first = worker.openGate("c0", List.of(partition), 0);
             awaitAttachedAndIoIdle(io, partition, 1);

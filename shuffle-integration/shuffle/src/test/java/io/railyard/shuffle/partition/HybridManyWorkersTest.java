@@ -32,16 +32,18 @@ class HybridManyWorkersTest {
     @TempDir Path dir;
 
     @ParameterizedTest
-    @EnumSource(HybridPartition.Mode.class)
-    void gatesOfTwoWorkers_readOnePartitionAtOnce_exactly(HybridPartition.Mode mode)
-            throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"HYBRID_FULL", "HYBRID_SELECTIVE", "PIPELINED"})
+    void gatesOfTwoWorkers_readOnePartitionAtOnce_exactly(PartitionKind mode) throws Exception {
         for (int round = 0; round < 10; round++) {
             try (ShuffleWorker a = new ShuffleWorker(OPTIONS, dir.resolve("a" + round));
                     ShuffleWorker b = new ShuffleWorker(OPTIONS, dir.resolve("b" + round))) {
                 Stream stream =
                         ShuffleHarness.randomStream(
                                 new SplittableRandom(round), SUBPARTITIONS, 3_000, 4096);
-                HybridPartitionWriter writer = a.createHybridPartition("p", SUBPARTITIONS, mode);
+                HybridPartitionWriter writer =
+                        ShuffleHarness.hybrid(a, ShuffleHarness.id(0), SUBPARTITIONS, mode);
                 List<InputGate> gates = new ArrayList<>();
                 List<CompletableFuture<List<List<byte[]>>>> reads = new ArrayList<>();
                 for (int s = 0; s < SUBPARTITIONS; s++) {

@@ -9,7 +9,6 @@ import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.OwnerStats;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.shuffle.buffer.PoolInvariants;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.HybridReader.Where;
 import io.railyard.shuffle.partition.HybridRig.FileFrames;
 import io.railyard.shuffle.partition.HybridRig.TestReader;
@@ -70,7 +69,10 @@ class HybridModelTest {
                         seed -> {
                             // PIPELINED is SELECTIVE plus waiting for consumers, which one thread
                             // cannot drive (PipelinedPartitionTest does).
-                            for (Mode mode : List.of(Mode.FULL, Mode.SELECTIVE)) {
+                            for (PartitionKind mode :
+                                    List.of(
+                                            PartitionKind.HYBRID_FULL,
+                                            PartitionKind.HYBRID_SELECTIVE)) {
                                 for (Compression compression : Compression.values()) {
                                     cases.add(Arguments.of(seed, mode, compression, true));
                                     cases.add(Arguments.of(seed, mode, compression, false));
@@ -97,11 +99,12 @@ class HybridModelTest {
     @ParameterizedTest(name = "seed {0} {1} {2} minimum budget {3}")
     @MethodSource("cases")
     void randomSteps_deliverEveryRecordExactlyOnce(
-            int seed, Mode mode, Compression compression, boolean minimum) throws Exception {
+            int seed, PartitionKind mode, Compression compression, boolean minimum)
+            throws Exception {
         String name = "seed " + seed + " " + mode + " " + compression + " minimum " + minimum;
         long mixed =
                 seed * 1_000_003L
-                        + (mode == Mode.FULL ? 101 : 0)
+                        + (mode == PartitionKind.HYBRID_FULL ? 101 : 0)
                         + (compression == Compression.LZ4 ? 7 : 0)
                         + (minimum ? 1 : 0);
         Path dir = Files.createDirectory(root.resolve(name.replace(' ', '-')));
@@ -124,7 +127,7 @@ class HybridModelTest {
     /** The partition under test and what it must deliver. */
     private static final class Model {
         final SplittableRandom random;
-        final Mode mode;
+        final PartitionKind mode;
         final HybridRig rig;
         // Whether the writer writes through lanes (else through the sort buffer).
         final boolean lanes;
@@ -168,7 +171,7 @@ class HybridModelTest {
 
         Model(
                 SplittableRandom random,
-                Mode mode,
+                PartitionKind mode,
                 Compression compression,
                 boolean minimum,
                 Path dir)
@@ -216,7 +219,7 @@ class HybridModelTest {
             this.dataFrames = new FileFrames(rig.dataFile, options);
             this.spillFrames = new FileFrames(rig.spillFile, options);
             this.diskDecoder = new RecordDecoder(n + 1);
-            if (mode == Mode.FULL) {
+            if (mode == PartitionKind.HYBRID_FULL) {
                 rig.duringWriteThrough(this::duringWriteThrough);
             }
         }
@@ -367,13 +370,13 @@ class HybridModelTest {
         }
 
         private void attach(int s) throws IOException {
-            if (readers[s] != null && mode == Mode.FULL) {
+            if (readers[s] != null && mode == PartitionKind.HYBRID_FULL) {
                 return; // one reader of a subpartition at a time, as with gates
             }
-            if (mode == Mode.SELECTIVE && attachedEver[s]) {
+            if (mode == PartitionKind.HYBRID_SELECTIVE && attachedEver[s]) {
                 note("second attach of " + s + " (must fail)");
                 cover("second attaches refused", 1);
-                assertThatThrownBy(() -> rig.partition.attach(s))
+                assertThatThrownBy(() -> rig.partition.attach(s, () -> {}))
                         .as("second attach of selective subpartition %s", s)
                         .isInstanceOf(PartitionLostException.class)
                         .hasMessageContaining("subpartition " + s)
@@ -451,8 +454,8 @@ class HybridModelTest {
                         .isTrue();
             }
             checked[s] = reader.records.size();
-            int region = reader.reader.region;
-            int offset = reader.reader.offset;
+            int region = reader.reader.region();
+            int offset = reader.reader.offset();
             assertThat(
                             region > lastRegion[s]
                                     || (region == lastRegion[s] && offset >= lastOffset[s]))
@@ -487,7 +490,7 @@ class HybridModelTest {
 
         private void retire(int s, boolean completed) {
             readers[s] = null;
-            if (mode == Mode.SELECTIVE) {
+            if (mode == PartitionKind.HYBRID_SELECTIVE) {
                 gone[s] = true; // ended or abandoned: it needs nothing any more
             }
             note("  reader " + s + (completed ? " ended" : " abandoned"));
@@ -617,7 +620,7 @@ class HybridModelTest {
                     .as("data file bytes")
                     .isEqualTo(stats.bytesWrittenToDisk());
             assertThat(spillFrames.parsed()).as("spill file bytes").isEqualTo(stats.bytesSpilled());
-            if (mode == Mode.SELECTIVE) {
+            if (mode == PartitionKind.HYBRID_SELECTIVE) {
                 return;
             }
             assertThat(stats.bytesWrittenToDisk())
@@ -633,7 +636,7 @@ class HybridModelTest {
         }
 
         private void dataFrame(int lane, int sequence, ByteBuffer payload) {
-            if (mode == Mode.FULL) {
+            if (mode == PartitionKind.HYBRID_FULL) {
                 diskDecoder.decode(lane < 0 ? n : lane, payload, this::diskRecord);
             } else {
                 onDiskOnce(lane, sequence, "data");
@@ -660,7 +663,9 @@ class HybridModelTest {
 
         /** Selective: a spilled frame was not consumed by the subpartitions that need it. */
         private void spilledFrame(int lane, int sequence, ByteBuffer payload) {
-            assertThat(mode).as("a spill file in full mode").isEqualTo(Mode.SELECTIVE);
+            assertThat(mode)
+                    .as("a spill file in full mode")
+                    .isEqualTo(PartitionKind.HYBRID_SELECTIVE);
             onDiskOnce(lane, sequence, "spill");
             if (lane >= 0) {
                 assertThat(gone[lane])
@@ -714,7 +719,7 @@ class HybridModelTest {
                         reader.records, expected.get(s), "subpartition " + s + " at the end");
                 check();
             }
-            if (mode == Mode.FULL) {
+            if (mode == PartitionKind.HYBRID_FULL) {
                 for (int s = 0; s < n; s++) {
                     ShuffleHarness.assertRecords(
                             diskRecords.get(s), expected.get(s), "data file, subpartition " + s);
@@ -774,7 +779,7 @@ class HybridModelTest {
                     .isEqualTo(present == null ? 0 : present.pagesInUse());
             assertThat(Files.exists(rig.dataFile)).as("data file after release").isFalse();
             assertThat(Files.exists(rig.spillFile)).as("spill file after release").isFalse();
-            assertThatThrownBy(() -> rig.partition.attach(0))
+            assertThatThrownBy(() -> rig.partition.attach(0, () -> {}))
                     .isInstanceOf(PartitionLostException.class);
             if (present != null) {
                 competitorLeaves(present);

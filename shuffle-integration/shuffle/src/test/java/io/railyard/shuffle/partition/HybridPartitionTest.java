@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -49,12 +48,12 @@ class HybridPartitionTest {
     }
 
     @SpillingModes
-    void consumersAttachedAfterFinish_readExactlyTheirRecords(Mode mode) throws Exception {
+    void consumersAttachedAfterFinish_readExactlyTheirRecords(PartitionKind mode) throws Exception {
         int n = 5;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(1), n, 300, 1024);
         try (ShuffleWorker worker = new ShuffleWorker(options(256), dir)) {
             HybridPartition partition =
-                    write(worker.createHybridPartition("h", n, mode), stream, 0);
+                    write(ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), n, mode), stream, 0);
             for (int c = 0; c < n; c++) {
                 try (InputGate gate = worker.openGate("c" + c, List.of(partition), c)) {
                     ShuffleHarness.assertRecords(
@@ -70,12 +69,14 @@ class HybridPartitionTest {
     }
 
     @SpillingModes
-    void consumersAttachedBeforeTheFirstRecord_readWhileItIsProduced(Mode mode) throws Exception {
+    void consumersAttachedBeforeTheFirstRecord_readWhileItIsProduced(PartitionKind mode)
+            throws Exception {
         int n = 4;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(2), n, 400, 1024);
         ExecutorService consumers = Executors.newFixedThreadPool(n);
         try (ShuffleWorker worker = new ShuffleWorker(options(256), dir)) {
-            HybridPartitionWriter writer = worker.createHybridPartition("h", n, mode);
+            HybridPartitionWriter writer =
+                    ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), n, mode);
             HybridPartition partition = writer.partition();
             List<Future<List<byte[]>>> reads = new ArrayList<>();
             for (int c = 0; c < n; c++) {
@@ -98,7 +99,7 @@ class HybridPartitionTest {
             HybridStats stats = partition.stats();
             assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
                     .isGreaterThanOrEqualTo(stats.bytesProduced());
-            if (mode == Mode.FULL) {
+            if (mode == PartitionKind.HYBRID_FULL) {
                 assertThat(stats.bytesWrittenToDisk()).isEqualTo(stats.bytesProduced());
             }
             partition.release();
@@ -108,18 +109,18 @@ class HybridPartitionTest {
     }
 
     @SpillingModes
-    void aSecondReaderOfASubpartition_rereadsFull_andFindsSelectiveLost(Mode mode)
+    void aSecondReaderOfASubpartition_rereadsFull_andFindsSelectiveLost(PartitionKind mode)
             throws Exception {
         int n = 2;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(3), n, 100, 1024);
         try (ShuffleWorker worker = new ShuffleWorker(options(256), dir)) {
             HybridPartition partition =
-                    write(worker.createHybridPartition("h", n, mode), stream, 0);
+                    write(ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), n, mode), stream, 0);
             try (InputGate gate = worker.openGate("first", List.of(partition), 1)) {
                 ShuffleHarness.drain(gate);
             }
             try (InputGate again = worker.openGate("again", List.of(partition), 1)) {
-                if (mode == Mode.FULL) {
+                if (mode == PartitionKind.HYBRID_FULL) {
                     ShuffleHarness.assertRecords(
                             ShuffleHarness.drain(again).get(0), stream.expected(1), "re-read");
                 } else {
@@ -134,14 +135,15 @@ class HybridPartitionTest {
     }
 
     @SpillingModes
-    void aTightPool_spillsOrWritesThrough_andEveryRecordArrives(Mode mode) throws Exception {
+    void aTightPool_spillsOrWritesThrough_andEveryRecordArrives(PartitionKind mode)
+            throws Exception {
         int n = 3;
         Stream stream = ShuffleHarness.randomStream(new SplittableRandom(4), n, 600, 1024);
         // Room for the IO scheduler, the writer, one gate, and a few borrowed pages.
         ShuffleOptions options = options(3 + 6 + 4 + 6).toBuilder().hybridMemoryFraction(1).build();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             HybridPartition partition =
-                    write(worker.createHybridPartition("h", n, mode), stream, 0);
+                    write(ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), n, mode), stream, 0);
             for (int c = 0; c < n; c++) {
                 try (InputGate gate = worker.openGate("c" + c, List.of(partition), c)) {
                     ShuffleHarness.assertRecords(

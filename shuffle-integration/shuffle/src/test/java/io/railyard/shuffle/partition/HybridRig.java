@@ -8,8 +8,8 @@ import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.shuffle.buffer.PoolInvariants;
 import io.railyard.shuffle.buffer.RevocationListener;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.HybridReader.Where;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A hybrid partition and its writer wired as {@link ShuffleWorker#createHybridPartition} wires them
- * — a pool owner whose guarantee is the writer's and whose revocation listener asks the partition
- * to spill, a data file created up front, a spill file at the first spill — but on the test's own
+ * A hybrid partition and its writer wired as {@link ShuffleWorker#createPartition} wires them — a
+ * pool owner whose guarantee is the writer's and whose revocation listener asks the partition to
+ * spill, a data file created up front, a spill file at the first spill — but on the test's own
  * {@link NetworkBufferPool}, in a test directory, with an IO "thread" the test runs by hand ({@link
  * #runIo()}) and a data channel that can run code in the middle of a full-mode write-through
  * ({@link #duringWriteThrough}). Also: readers that decode what they take ({@link TestReader}) and
@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Single-threaded: the test's thread plays the producer, the IO thread and the pool's callers.
  */
 final class HybridRig implements AutoCloseable {
-    static final String NAME = "h";
+    static final PartitionId ID = new PartitionId(7, 0);
+    static final String NAME = ID.toString();
 
     final ShuffleOptions options;
     final NetworkBufferPool pool;
@@ -49,7 +50,7 @@ final class HybridRig implements AutoCloseable {
     private final HookedChannel data;
 
     /** A rig whose writer is the one the worker would choose. */
-    HybridRig(Path dir, ShuffleOptions options, int numSubpartitions, Mode mode)
+    HybridRig(Path dir, ShuffleOptions options, int numSubpartitions, PartitionKind mode)
             throws IOException {
         this(dir, options, numSubpartitions, mode, null);
     }
@@ -62,7 +63,7 @@ final class HybridRig implements AutoCloseable {
             Path dir,
             ShuffleOptions options,
             int numSubpartitions,
-            Mode mode,
+            PartitionKind mode,
             @Nullable Boolean lanes)
             throws IOException {
         this.options = options;
@@ -85,8 +86,7 @@ final class HybridRig implements AutoCloseable {
         LeftoverFiles leftovers = new LeftoverFiles();
         this.partition =
                 new HybridPartition(
-                        NAME,
-                        null,
+                        ID,
                         numSubpartitions,
                         mode,
                         dataFile,
@@ -141,7 +141,7 @@ final class HybridRig implements AutoCloseable {
 
     /** A reader of {@code subpartition}, attached now. */
     TestReader attach(int subpartition) throws IOException {
-        return new TestReader(partition.attach(subpartition), options);
+        return new TestReader(partition.attach(subpartition, () -> {}), options);
     }
 
     /**
@@ -208,7 +208,7 @@ final class HybridRig implements AutoCloseable {
 
         TestReader(HybridReader reader, ShuffleOptions options) {
             this.reader = reader;
-            this.subpartition = reader.subpartition;
+            this.subpartition = reader.subpartition();
             this.codec = new FrameCodec(options);
             int pageSize = options.pageSizeBytes();
             ByteBuffer[] run = new ByteBuffer[options.readBatchPages()];
@@ -240,7 +240,7 @@ final class HybridRig implements AutoCloseable {
 
         /** As the IO scheduler ends a channel: at the end ({@code completed}) or abandoned. */
         void detach(boolean completed) {
-            reader.partition.detach(reader, completed);
+            reader.partition().detach(reader, completed);
         }
 
         private boolean accept(FrameHeader header, ByteBuffer stored, FrameContext at)
@@ -314,7 +314,7 @@ final class HybridRig implements AutoCloseable {
             }
             long size = file.size();
             while (parsed < size) {
-                context.at(NAME, null, path, parsed);
+                context.at(ID, path, parsed);
                 readFully(file, headerBytes.clear(), parsed);
                 int length = codec.frameLength(header, context);
                 assertThat(parsed + length)

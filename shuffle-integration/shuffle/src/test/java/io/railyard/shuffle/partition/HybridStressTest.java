@@ -7,7 +7,6 @@ import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -64,7 +63,7 @@ class HybridStressTest {
     static java.util.stream.Stream<Arguments> cases() {
         java.util.stream.Stream.Builder<Arguments> cases = java.util.stream.Stream.builder();
         for (long seed : new long[] {1, 2, 3, 0x5eed}) {
-            for (Mode mode : Mode.values()) {
+            for (PartitionKind mode : ShuffleHarness.HYBRID_KINDS) {
                 for (Compression compression : Compression.values()) {
                     cases.add(Arguments.of(seed, mode, compression));
                 }
@@ -76,7 +75,7 @@ class HybridStressTest {
     @ParameterizedTest(name = "seed {0} {1} {2}")
     @MethodSource("cases")
     void producerConsumersIoThreadAndPledges_everyConsumerReadsExactlyItsRecords(
-            long seed, Mode mode, Compression compression) throws Exception {
+            long seed, PartitionKind mode, Compression compression) throws Exception {
         System.out.println("HybridStressTest seed " + seed + " " + mode + " " + compression);
         new Run(seed, mode, compression, dir).run();
     }
@@ -91,7 +90,7 @@ class HybridStressTest {
     /** One run: its threads, shared counters, and the first failure of any thread. */
     private static final class Run {
         private final long seed;
-        private final Mode mode;
+        private final PartitionKind mode;
         private final Path dir;
         private final SplittableRandom random;
         private final ShuffleOptions options;
@@ -108,14 +107,14 @@ class HybridStressTest {
         private final List<List<byte[]>> read = new ArrayList<>();
         private final AtomicIntegerArray delivered = new AtomicIntegerArray(CONSUMERS);
 
-        Run(long seed, Mode mode, Compression compression, Path dir) {
+        Run(long seed, PartitionKind mode, Compression compression, Path dir) {
             this.seed = seed;
             this.mode = mode;
             this.dir = dir;
             this.random =
                     new SplittableRandom(
                             seed * 31
-                                    + (mode == Mode.FULL ? 7 : 0)
+                                    + (mode == PartitionKind.HYBRID_FULL ? 7 : 0)
                                     + (compression == Compression.LZ4 ? 1 : 0));
             ShuffleOptions probe =
                     ShuffleOptions.builder()
@@ -145,7 +144,8 @@ class HybridStressTest {
             List<Attach> attach = new ArrayList<>(Arrays.asList(Attach.values()));
             java.util.Collections.shuffle(attach, new java.util.Random(random.nextLong()));
             try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
-                HybridPartitionWriter writer = worker.createHybridPartition("h", CONSUMERS, mode);
+                HybridPartitionWriter writer =
+                        ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), CONSUMERS, mode);
                 HybridPartition partition = writer.partition();
                 try {
                     runThreads(worker, writer, partition, attach);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.HybridReader.Where;
 import io.railyard.shuffle.partition.HybridRig.TestReader;
 import java.io.IOException;
@@ -32,15 +31,15 @@ class HybridTransitionsTest {
     @TempDir Path dir;
 
     /** An ample pool (256 pages; the writer may borrow all of them). */
-    private HybridRig rig(Mode mode, int n) throws IOException {
+    private HybridRig rig(PartitionKind mode, int n) throws IOException {
         return rig(mode, n, 256);
     }
 
-    private HybridRig rig(Mode mode, int n, int totalPages) throws IOException {
+    private HybridRig rig(PartitionKind mode, int n, int totalPages) throws IOException {
         return rig(mode, n, totalPages, 4);
     }
 
-    private HybridRig rig(Mode mode, int n, int totalPages, int sortBufferPages)
+    private HybridRig rig(PartitionKind mode, int n, int totalPages, int sortBufferPages)
             throws IOException {
         ShuffleOptions options =
                 HybridRig.options(PAGE, sortBufferPages)
@@ -51,7 +50,7 @@ class HybridTransitionsTest {
     }
 
     /** A rig whose writer writes through lanes (sort-buffer-pages 4: up to 3 subpartitions). */
-    private HybridRig laneRig(Mode mode, int n, int totalPages) throws IOException {
+    private HybridRig laneRig(PartitionKind mode, int n, int totalPages) throws IOException {
         ShuffleOptions options =
                 HybridRig.options(PAGE, 4).totalPages(totalPages).hybridMemoryFraction(1).build();
         HybridRig rig = new HybridRig(dir, options, n, mode, true);
@@ -60,7 +59,7 @@ class HybridTransitionsTest {
     }
 
     @SpillingModes
-    void aLaneWriterPublishesEveryFullPage_soItsReaderReadsBeforeAnyFlush(Mode mode)
+    void aLaneWriterPublishesEveryFullPage_soItsReaderReadsBeforeAnyFlush(PartitionKind mode)
             throws Exception {
         int n = 2;
         try (HybridRig rig = laneRig(mode, n, 256)) {
@@ -84,13 +83,13 @@ class HybridTransitionsTest {
             HybridStats stats = rig.partition.stats();
             assertThat(stats.bytesReadFromDisk()).as("everything read from memory").isZero();
             assertThat(stats.bytesWrittenToDisk())
-                    .isEqualTo(mode == Mode.FULL ? stats.bytesProduced() : 0);
+                    .isEqualTo(mode == PartitionKind.HYBRID_FULL ? stats.bytesProduced() : 0);
             releaseAndCheck(rig);
         }
     }
 
     @SpillingModes
-    void aLaneWriterThatCannotBorrow_writesEachFullPageToDisk(Mode mode) throws Exception {
+    void aLaneWriterThatCannotBorrow_writesEachFullPageToDisk(PartitionKind mode) throws Exception {
         int n = 3;
         int writerPages = HybridPartitionWriter.pagesNeeded(HybridRig.options(PAGE, 4).build());
         try (HybridRig rig = laneRig(mode, n, writerPages)) { // no page to borrow
@@ -108,7 +107,7 @@ class HybridTransitionsTest {
     }
 
     @SpillingModes
-    void attachAfterFinish_everyConsumerReadsItsRecordsOnce(Mode mode) throws Exception {
+    void attachAfterFinish_everyConsumerReadsItsRecordsOnce(PartitionKind mode) throws Exception {
         int n = 3;
         try (HybridRig rig = rig(mode, n)) {
             Records records = new Records(n);
@@ -132,8 +131,8 @@ class HybridTransitionsTest {
     }
 
     @SpillingModes
-    void attachMidStream_readsTheSpilledRegionsFromDiskThenTheResidentOnesFromMemory(Mode mode)
-            throws Exception {
+    void attachMidStream_readsTheSpilledRegionsFromDiskThenTheResidentOnesFromMemory(
+            PartitionKind mode) throws Exception {
         int n = 2;
         try (HybridRig rig = rig(mode, n)) {
             Records records = new Records(n);
@@ -156,7 +155,8 @@ class HybridTransitionsTest {
     }
 
     @SpillingModes
-    void slowReader_readsFromMemoryThenDiskAfterASpillThenMemoryAgain(Mode mode) throws Exception {
+    void slowReader_readsFromMemoryThenDiskAfterASpillThenMemoryAgain(PartitionKind mode)
+            throws Exception {
         int n = 2;
         try (HybridRig rig = rig(mode, n)) {
             Records records = new Records(n);
@@ -180,7 +180,7 @@ class HybridTransitionsTest {
     }
 
     @SpillingModes
-    void spillWhileAReaderIsHalfWayThroughASection_resumesOnDiskAtTheNextFrame(Mode mode)
+    void spillWhileAReaderIsHalfWayThroughASection_resumesOnDiskAtTheNextFrame(PartitionKind mode)
             throws Exception {
         int n = 2;
         try (HybridRig rig = rig(mode, n, 256, 16)) {
@@ -197,7 +197,7 @@ class HybridTransitionsTest {
             assertThat(consumed).isEqualTo(first.frameBytes);
             spillEverything(rig);
             HybridStats spilled = rig.partition.stats();
-            if (mode == Mode.SELECTIVE) {
+            if (mode == PartitionKind.HYBRID_SELECTIVE) {
                 assertThat(spilled.bytesSpilled())
                         .as("spilled: the region but the bytes its reader consumed")
                         .isEqualTo(spilled.bytesProduced() - consumed);
@@ -222,7 +222,7 @@ class HybridTransitionsTest {
     @Test
     void revocationDuringAFullWriteThrough_neverDropsTheRegionBeforeItIsWritten() throws Exception {
         int n = 2;
-        try (HybridRig rig = rig(Mode.FULL, n, 64)) {
+        try (HybridRig rig = rig(PartitionKind.HYBRID_FULL, n, 64)) {
             Records records = new Records(n);
             TestReader reader = rig.attach(0);
             List<BufferOwner> competitor = new ArrayList<>();
@@ -285,7 +285,7 @@ class HybridTransitionsTest {
     @Test
     void selectiveReadersThatKeepUp_neverPutAByteOnDisk() throws Exception {
         int n = 3;
-        try (HybridRig rig = rig(Mode.SELECTIVE, n)) {
+        try (HybridRig rig = rig(PartitionKind.HYBRID_SELECTIVE, n)) {
             Records records = new Records(n);
             TestReader[] readers = attachAll(rig, n);
             for (int round = 0; round < 20; round++) {
@@ -314,7 +314,7 @@ class HybridTransitionsTest {
     @Test
     void fullReadersThatKeepUp_readFromMemoryWhileEveryByteIsWritten() throws Exception {
         int n = 3;
-        try (HybridRig rig = rig(Mode.FULL, n)) {
+        try (HybridRig rig = rig(PartitionKind.HYBRID_FULL, n)) {
             Records records = new Records(n);
             TestReader[] readers = attachAll(rig, n);
             for (int round = 0; round < 20; round++) {
@@ -341,7 +341,7 @@ class HybridTransitionsTest {
     }
 
     @SpillingModes
-    void aReaderFailsHalfWay_fullRereadsFromTheFirstRecord_selectiveIsLost(Mode mode)
+    void aReaderFailsHalfWay_fullRereadsFromTheFirstRecord_selectiveIsLost(PartitionKind mode)
             throws Exception {
         int n = 2;
         try (HybridRig rig = rig(mode, n)) {
@@ -356,7 +356,7 @@ class HybridTransitionsTest {
             failed.detach(false);
             rig.checkAccounting();
             rig.writer.finish();
-            if (mode == Mode.SELECTIVE) {
+            if (mode == PartitionKind.HYBRID_SELECTIVE) {
                 assertThatThrownBy(() -> rig.attach(1))
                         .isInstanceOf(PartitionLostException.class)
                         .hasMessageContaining("subpartition 1")

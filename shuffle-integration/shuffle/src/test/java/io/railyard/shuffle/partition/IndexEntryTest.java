@@ -68,7 +68,7 @@ class IndexEntryTest {
         ByteBuffer page = ByteBuffer.allocate(IndexEntry.BYTES);
         index.put(page, Long.MAX_VALUE - 10, 100, 0, 0);
         IndexEntry entry = new IndexEntry().wrap(page, 0);
-        FrameContext at = new FrameContext().at("p", null, Path.of("/x/p.data"), 32);
+        FrameContext at = new FrameContext().at(ShuffleHarness.id(0), Path.of("/x/p.data"), 32);
 
         assertThatThrownBy(() -> index.check(entry, 0, 0, 4096, at))
                 .isInstanceOf(CorruptPartitionFileException.class)

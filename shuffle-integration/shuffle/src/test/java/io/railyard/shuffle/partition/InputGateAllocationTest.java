@@ -62,7 +62,7 @@ class InputGateAllocationTest {
      * broadcast and unicast records end a region each, and a region's lane is one frame.
      */
     private static BlockingPartition tinyFrames(ShuffleWorker worker) throws Exception {
-        try (PartitionWriter writer = worker.createSortPartition("tiny", 1)) {
+        try (PartitionWriter writer = ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 1)) {
             for (int i = 0; i < FRAMES; i++) {
                 if (i % 2 == 0) {
                     writer.broadcast(ByteBuffer.allocate(0));

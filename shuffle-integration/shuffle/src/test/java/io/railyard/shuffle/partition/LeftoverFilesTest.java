@@ -70,9 +70,9 @@ class LeftoverFilesTest {
     @Test
     void abandonedWriter_fileCannotBeDeleted_recordedAndNamedByWorkerClose() throws Exception {
         ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir);
-        PartitionWriter writer = worker.createSortPartition("p", 2);
+        PartitionWriter writer = ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 2);
         writer.emit(ByteBuffer.wrap(new byte[3000]), 1);
-        Path index = dir.resolve("p.data");
+        Path index = dir.resolve("p0.a0.data");
         Path blocker = blockWithDirectory(index);
 
         writer.close();
@@ -97,9 +97,9 @@ class LeftoverFilesTest {
     void abandonedWriter_obstacleGoneBeforeWorkerClose_retryDeletesItAndCloseIsQuiet()
             throws Exception {
         ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir);
-        PartitionWriter writer = worker.createHashPartition("h", 3);
+        PartitionWriter writer = ShuffleHarness.blocking(worker, PartitionKind.HASH, 0, 3);
         writer.emit(ByteBuffer.wrap(new byte[100]), 2);
-        Path blocker = blockWithDirectory(dir.resolve("h.hash.2"));
+        Path blocker = blockWithDirectory(dir.resolve("p0.a0.hash.2"));
         writer.close();
         assertThat(worker.stats().filesNotDeleted()).isEqualTo(1);
 
@@ -120,8 +120,8 @@ class LeftoverFilesTest {
                         Configuration.unix().toBuilder().setMaxSize(64 << 10).build())) {
             Path root = fs.getPath("/shuffle");
             ShuffleWorker worker = new ShuffleWorker(OPTIONS, root);
-            PartitionWriter writer = worker.createSortPartition("p", 4);
-            Path blocker = blockWithDirectory(root.resolve("p.data"));
+            PartitionWriter writer = ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 4);
+            Path blocker = blockWithDirectory(root.resolve("p0.a0.data"));
             byte[] record = new byte[1000];
             assertThatThrownBy(
                             () -> {
@@ -137,7 +137,7 @@ class LeftoverFilesTest {
                                             .singleElement()
                                             .isInstanceOf(DirectoryNotEmptyException.class)
                                             .extracting(Throwable::getMessage)
-                                            .isEqualTo("/shuffle/p.data"));
+                                            .isEqualTo("/shuffle/p0.a0.data"));
             assertThat(worker.stats().filesNotDeleted()).isEqualTo(1);
             Files.delete(blocker);
             worker.close();

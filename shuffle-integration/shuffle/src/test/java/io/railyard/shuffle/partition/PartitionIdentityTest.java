@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
@@ -44,17 +43,17 @@ class PartitionIdentityTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void blockingPartition_lostInAnyWay_failsTheReaderWithItsId(Kind kind) throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void blockingPartition_lostInAnyWay_failsTheReaderWithItsId(PartitionKind kind)
+            throws Exception {
         for (Loss loss : Loss.values()) {
             try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
                 Stream stream = ShuffleHarness.randomStream(new SplittableRandom(7), 2, 300, 512);
                 BlockingPartition partition =
                         ShuffleHarness.write(
-                                kind == Kind.SORT
-                                        ? worker.createSortPartition(ID, 2)
-                                        : worker.createHashPartition(ID, 2),
-                                stream);
+                                (PartitionWriter) worker.createPartition(ID, 2, kind), stream);
                 assertThat(partition.id()).isEqualTo(ID);
                 assertThat(partition.name()).isEqualTo("p41.a3");
                 CountDownLatch resume = ShuffleHarness.parkIoThread(worker);
@@ -79,11 +78,12 @@ class PartitionIdentityTest {
     }
 
     @ParameterizedTest
-    @EnumSource(HybridPartition.Mode.class)
-    void hybridPartition_released_failsTheReaderWithItsId(HybridPartition.Mode mode)
-            throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"HYBRID_FULL", "HYBRID_SELECTIVE", "PIPELINED"})
+    void hybridPartition_released_failsTheReaderWithItsId(PartitionKind mode) throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            HybridPartitionWriter writer = worker.createHybridPartition(ID, 2, mode);
+            HybridPartitionWriter writer = ShuffleHarness.hybrid(worker, ID, 2, mode);
             HybridPartition partition = writer.partition();
             try (InputGate gate = worker.openGate("c", List.of(partition), 0)) {
                 partition.release();

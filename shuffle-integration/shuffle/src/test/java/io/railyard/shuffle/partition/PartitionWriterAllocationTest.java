@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.railyard.shuffle.AllocationMeter;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import net.jpountz.lz4.LZ4Factory;
@@ -30,7 +29,8 @@ class PartitionWriterAllocationTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"SORT, NONE", "SORT, LZ4", "HASH, NONE", "HASH, LZ4"})
-    void emit_afterWarmUp_allocatesNothing(Kind kind, Compression compression) throws Exception {
+    void emit_afterWarmUp_allocatesNothing(PartitionKind kind, Compression compression)
+            throws Exception {
         assumeTrue(
                 compression == Compression.NONE
                         || LZ4Factory.fastestInstance() != LZ4Factory.fastestJavaInstance(),
@@ -44,9 +44,9 @@ class PartitionWriterAllocationTest {
                         .build();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             PartitionWriter writer =
-                    kind == Kind.SORT
-                            ? worker.createSortPartition("p", SUBPARTITIONS)
-                            : worker.createHashPartition("p", SUBPARTITIONS);
+                    kind == PartitionKind.SORT
+                            ? ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, SUBPARTITIONS)
+                            : ShuffleHarness.blocking(worker, PartitionKind.HASH, 0, SUBPARTITIONS);
             byte[] bytes = new byte[100];
             for (int i = 0; i < bytes.length; i++) {
                 bytes[i] = (byte) (i % 5); // compressible: LZ4 stores frames compressed

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.HybridReader.Where;
 import io.railyard.shuffle.partition.HybridRig.TestReader;
 import java.io.IOException;
@@ -19,10 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The in-memory bounded pipelined partition ({@link Mode#PIPELINED}): its producer waits for its
- * consumers once its bound of unconsumed pages is reached (nothing goes to disk), waits only
- * briefly for a consumer that has not attached, and stops waiting when the partition is released.
- * The producer runs on a thread of its own; the test's thread reads, as the IO thread would.
+ * The in-memory bounded pipelined partition ({@link PartitionKind#PIPELINED}): its producer waits
+ * for its consumers once its bound of unconsumed pages is reached (nothing goes to disk), waits
+ * only briefly for a consumer that has not attached, and stops waiting when the partition is
+ * released. The producer runs on a thread of its own; the test's thread reads, as the IO thread
+ * would.
  */
 class PipelinedPartitionTest {
     private static final int PAGE = 256;
@@ -35,7 +35,7 @@ class PipelinedPartitionTest {
     private HybridRig rig(int n) throws IOException {
         ShuffleOptions options =
                 HybridRig.options(PAGE, SORT_PAGES).totalPages(512).hybridMemoryFraction(1).build();
-        return new HybridRig(dir, options, n, Mode.PIPELINED);
+        return new HybridRig(dir, options, n, PartitionKind.PIPELINED);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,16 +41,17 @@ class ReadHandOffTest {
      */
     @ParameterizedTest
     @EnumSource(
-            value = Kind.class,
+            value = PartitionKind.class,
             names = {"SORT", "HASH"})
-    void manySmallChannels_reachTheConsumerInOneHandOffPerRound(Kind kind) throws Exception {
+    void manySmallChannels_reachTheConsumerInOneHandOffPerRound(PartitionKind kind)
+            throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             List<BlockingPartition> partitions = new ArrayList<>();
             List<Stream> streams = new ArrayList<>();
             for (int p = 0; p < PRODUCERS; p++) {
                 Stream stream = oneRecord(p);
                 streams.add(stream);
-                partitions.add(ShuffleHarness.write(worker, kind, "p" + p, 1, stream));
+                partitions.add(ShuffleHarness.write(worker, kind, p, 1, stream));
             }
             CountDownLatch release = ShuffleHarness.parkIoThread(worker);
             long before = worker.stats().handOffs();
@@ -85,7 +85,8 @@ class ReadHandOffTest {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             List<BlockingPartition> partitions = new ArrayList<>();
             for (int p = 0; p < PRODUCERS; p++) {
-                partitions.add(ShuffleHarness.write(worker, Kind.SORT, "p" + p, 1, oneRecord(p)));
+                partitions.add(
+                        ShuffleHarness.write(worker, PartitionKind.SORT, p, 1, oneRecord(p)));
             }
             CountDownLatch release = ShuffleHarness.parkIoThread(worker);
             try (InputGate gate = worker.openGate("c", partitions, 0)) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,8 +35,8 @@ class ReadSchedulerConcurrencyTest {
         "5, SORT, NONE",
         "6, SORT, LZ4"
     })
-    void concurrentConsumers_readExactlyTheirRecords(long seed, Kind kind, Compression compression)
-            throws Exception {
+    void concurrentConsumers_readExactlyTheirRecords(
+            long seed, PartitionKind kind, Compression compression) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         int producers = 6;
         int consumers = 8;
@@ -60,7 +59,7 @@ class ReadSchedulerConcurrencyTest {
             for (int p = 0; p < producers; p++) {
                 Stream stream = ShuffleHarness.randomStream(random, consumers, 400, 512);
                 streams.add(stream);
-                partitions.add(ShuffleHarness.write(worker, kind, "p" + p, consumers, stream));
+                partitions.add(ShuffleHarness.write(worker, kind, p, consumers, stream));
             }
             int quitter = random.nextInt(consumers);
             List<Future<?>> results = new ArrayList<>();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +46,7 @@ class ReleaseWhileWritingTest {
 
     static Stream<Arguments> cases() {
         Stream.Builder<Arguments> cases = Stream.builder();
-        for (Mode mode : Mode.values()) {
+        for (PartitionKind mode : ShuffleHarness.HYBRID_KINDS) {
             cases.add(Arguments.of(mode, 1)); // lanes
             cases.add(Arguments.of(mode, 8)); // the sort buffer
         }
@@ -57,15 +56,17 @@ class ReleaseWhileWritingTest {
     @ParameterizedTest(name = "{0}, {1} subpartitions")
     @MethodSource("cases")
     void release_whileAnotherThreadWrites_writerFailsCleanly_pagesBack_noFile(
-            Mode mode, int numSubpartitions) throws Exception {
+            PartitionKind mode, int numSubpartitions) throws Exception {
         ExecutorService producer = Executors.newSingleThreadExecutor();
-        SplittableRandom random =
-                new SplittableRandom(mode.name().length() * 31L + numSubpartitions);
+        // The seeds of the mode names before PartitionKind (FULL, SELECTIVE, PIPELINED).
+        String modeName = mode.name().replace("HYBRID_", "");
+        SplittableRandom random = new SplittableRandom(modeName.length() * 31L + numSubpartitions);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             for (int round = 0; round < 8; round++) {
                 String what = mode + " n=" + numSubpartitions + " round " + round;
                 HybridPartitionWriter writer =
-                        worker.createHybridPartition("p" + round, numSubpartitions, mode);
+                        ShuffleHarness.hybrid(
+                                worker, ShuffleHarness.id(round), numSubpartitions, mode);
                 HybridPartition partition = writer.partition();
                 long seed = random.nextLong();
                 AtomicBoolean released = new AtomicBoolean();
@@ -84,7 +85,7 @@ class ReleaseWhileWritingTest {
                 assertThat(failure)
                         .as(what)
                         .isExactlyInstanceOf(PartitionWriteException.class)
-                        .hasMessageContaining("writing partition 'p" + round + "'")
+                        .hasMessageContaining("writing partition 'p" + round + ".a0'")
                         .cause()
                         .isExactlyInstanceOf(PartitionLostException.class)
                         .hasMessageContaining("released");

@@ -8,7 +8,6 @@ import com.google.common.jimfs.Jimfs;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
-import io.railyard.shuffle.partition.ShuffleHarness.Kind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import io.railyard.testing.LeakDetector.KeepsFiles;
 import java.io.IOException;
@@ -58,11 +57,13 @@ class ShuffleFaultTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void read_bitFlipInDataFile_corruptPartitionFileNamingFileAndOffset(Kind kind)
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void read_bitFlipInDataFile_corruptPartitionFileNamingFileAndOffset(PartitionKind kind)
             throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            BlockingPartition partition = ShuffleHarness.write(worker, kind, "p", 3, stream(3));
+            BlockingPartition partition = ShuffleHarness.write(worker, kind, 0, 3, stream(3));
             Path file = partition.files().get(0);
             flip(file, Files.size(file) - 10); // the last frame's payload (not a hole)
             List<Throwable> failures = new ArrayList<>();
@@ -85,7 +86,7 @@ class ShuffleFaultTest {
     void read_truncatedSortDataFile_corrupt() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
-                    ShuffleHarness.write(worker, Kind.SORT, "p", 1, stream(1));
+                    ShuffleHarness.write(worker, PartitionKind.SORT, 0, 1, stream(1));
             Path file = partition.files().get(0);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 channel.truncate(channel.size() - 10);
@@ -101,7 +102,7 @@ class ShuffleFaultTest {
     void read_wrongIndexEntry_corruptNamingIndexFile() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
-                    ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
+                    ShuffleHarness.write(worker, PartitionKind.SORT, 0, 2, stream(2));
             Path index = partition.files().get(0); // region 0's index block opens the file
             flip(index, 3); // entry (0, 0): its offset
             assertThat(readFailure(worker, partition, 0))
@@ -116,7 +117,7 @@ class ShuffleFaultTest {
     void read_indexCutShort_entryPastTheEndOfTheFile() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
-                    ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
+                    ShuffleHarness.write(worker, PartitionKind.SORT, 0, 2, stream(2));
             Path index = partition.files().get(0); // region 0's index block opens the file
             try (FileChannel channel = FileChannel.open(index, StandardOpenOption.WRITE)) {
                 channel.truncate(IndexEntry.BYTES); // only entry (0, 0) is left
@@ -132,7 +133,7 @@ class ShuffleFaultTest {
     void read_indexEntryOfAnotherSubpartition_detected() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             BlockingPartition partition =
-                    ShuffleHarness.write(worker, Kind.SORT, "p", 2, stream(2));
+                    ShuffleHarness.write(worker, PartitionKind.SORT, 0, 2, stream(2));
             Path index = partition.files().get(0); // region 0's index block opens the file
             byte[] bytes = Files.readAllBytes(index);
             System.arraycopy(bytes, IndexEntry.BYTES, bytes, 0, IndexEntry.BYTES);
@@ -145,16 +146,18 @@ class ShuffleFaultTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void read_deletedFile_partitionLost(Kind kind) throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void read_deletedFile_partitionLost(PartitionKind kind) throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            BlockingPartition partition = ShuffleHarness.write(worker, kind, "p", 2, stream(2));
+            BlockingPartition partition = ShuffleHarness.write(worker, kind, 0, 2, stream(2));
             for (Path file : partition.files()) {
                 Files.delete(file);
             }
             assertThat(readFailure(worker, partition, 1))
                     .isInstanceOf(PartitionLostException.class)
-                    .hasMessageContaining("partition lost: 'p'");
+                    .hasMessageContaining("partition lost: 'p0.a0'");
             assertThat(worker.bufferPool().pagesInUse())
                     .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
         }
@@ -167,12 +170,14 @@ class ShuffleFaultTest {
      * released"; a consumer of another partition reads on unaffected, and every page is back.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void read_releasedWhileReading_partitionLostAndPagesBack(Kind kind) throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void read_releasedWhileReading_partitionLostAndPagesBack(PartitionKind kind) throws Exception {
         Stream big = ShuffleHarness.randomStream(new SplittableRandom(42), 1, 2000, 512);
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            BlockingPartition partition = ShuffleHarness.write(worker, kind, "p", 1, big);
-            BlockingPartition other = ShuffleHarness.write(worker, kind, "q", 1, stream(1));
+            BlockingPartition partition = ShuffleHarness.write(worker, kind, 0, 1, big);
+            BlockingPartition other = ShuffleHarness.write(worker, kind, 1, 1, stream(1));
             long gateBytes = (long) OPTIONS.gatePages() * OPTIONS.pageSizeBytes();
             assertThat(partition.frameBytes())
                     .as("bytes on disk, more than the gate can hold")
@@ -188,7 +193,7 @@ class ShuffleFaultTest {
             first.recycle();
             assertThatThrownBy(() -> ShuffleHarness.drain(gate))
                     .isInstanceOf(PartitionLostException.class)
-                    .hasMessageContaining("partition lost: 'p'")
+                    .hasMessageContaining("partition lost: 'p0.a0'")
                     .hasMessageContaining("released");
             gate.close();
             try (InputGate unaffected = worker.openGate("d", List.of(other), 0)) {
@@ -205,17 +210,19 @@ class ShuffleFaultTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void write_diskFull_failsWithPathAndBytesAndDeletesFiles(Kind kind) throws Exception {
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void write_diskFull_failsWithPathAndBytesAndDeletesFiles(PartitionKind kind) throws Exception {
         try (FileSystem fs =
                 Jimfs.newFileSystem(
                         Configuration.unix().toBuilder().setMaxSize(64 << 10).build())) {
             Path root = fs.getPath("/shuffle");
             try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, root)) {
                 PartitionWriter writer =
-                        kind == Kind.SORT
-                                ? worker.createSortPartition("p", 4)
-                                : worker.createHashPartition("p", 4);
+                        kind == PartitionKind.SORT
+                                ? ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 4)
+                                : ShuffleHarness.blocking(worker, PartitionKind.HASH, 0, 4);
                 byte[] record = new byte[1000];
                 assertThatThrownBy(
                                 () -> {
@@ -243,7 +250,7 @@ class ShuffleFaultTest {
     @Test
     void write_abandonedWriter_filesDeletedPagesBack() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            PartitionWriter writer = worker.createSortPartition("p", 3);
+            PartitionWriter writer = ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 3);
             writer.emit(ByteBuffer.wrap(new byte[3000]), 1);
             writer.close();
             assertThat(worker.bufferPool().pagesInUse())
@@ -263,11 +270,13 @@ class ShuffleFaultTest {
             assertThatThrownBy(
                             () -> {
                                 for (int p = 0; p < 8; p++) {
-                                    writers.add(worker.createHashPartition("p" + p, 1000));
+                                    writers.add(
+                                            ShuffleHarness.blocking(
+                                                    worker, PartitionKind.HASH, p, 1000));
                                 }
                             })
                     .isInstanceOf(InsufficientNetworkMemoryException.class)
-                    .hasMessageContaining("hash writer of 'p2'")
+                    .hasMessageContaining("hash writer of 'p2.a0'")
                     .hasMessageContaining(ShuffleOptions.TOTAL_MEMORY_KEY)
                     .hasMessageContaining("subpartitions");
             assertThat(writers).hasSize(2);
@@ -275,7 +284,7 @@ class ShuffleFaultTest {
                 writer.close();
             }
             for (int p = 0; p < 8; p++) {
-                writers.add(worker.createSortPartition("s" + p, 1000));
+                writers.add(ShuffleHarness.blocking(worker, PartitionKind.SORT, 1000 + p, 1000));
             }
             for (PartitionWriter writer : writers) {
                 writer.close();
@@ -286,11 +295,11 @@ class ShuffleFaultTest {
     @Test
     @KeepsFiles("the file in the way is the test's own")
     void createHash_aFileInTheWay_clearErrorNothingLeaked() throws Exception {
-        Path inTheWay = Files.createFile(dir.resolve("h.hash.3"));
+        Path inTheWay = Files.createFile(dir.resolve("p0.a0.hash.3"));
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            assertThatThrownBy(() -> worker.createHashPartition("h", 5))
+            assertThatThrownBy(() -> ShuffleHarness.blocking(worker, PartitionKind.HASH, 0, 5))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("h.hash.3 already exists");
+                    .hasMessageContaining("p0.a0.hash.3 already exists");
             assertThat(worker.bufferPool().pagesInUse())
                     .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));
             assertThat(worker.bufferPool().owners()).hasSize(1); // the IO scheduler only
@@ -301,13 +310,15 @@ class ShuffleFaultTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void close_whileGatesHaveQueuedReads_cancelsThemAndStopsTheIoThread(Kind kind)
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void close_whileGatesHaveQueuedReads_cancelsThemAndStopsTheIoThread(PartitionKind kind)
             throws Exception {
         ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir);
         List<BlockingPartition> partitions = new ArrayList<>();
         for (int p = 0; p < 4; p++) {
-            partitions.add(ShuffleHarness.write(worker, kind, "p" + p, 2, stream(2)));
+            partitions.add(ShuffleHarness.write(worker, kind, p, 2, stream(2)));
         }
         InputGate unread = worker.openGate("c0", partitions, 0);
         InputGate other = worker.openGate("c1", partitions, 1);
@@ -326,19 +337,20 @@ class ShuffleFaultTest {
     }
 
     @Test
-    void createSort_duplicateOrBadName_clearError() throws Exception {
+    void createSort_duplicateIdOrNoSubpartitions_clearError() throws Exception {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            worker.createSortPartition("p", 1).close();
-            PartitionWriter writer = worker.createSortPartition("p", 1);
-            assertThatThrownBy(() -> worker.createSortPartition("p", 1))
+            ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 1).close();
+            PartitionWriter writer = ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 1);
+            assertThatThrownBy(() -> ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, 1))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("already exists");
             writer.close();
-            assertThatThrownBy(() -> worker.createSortPartition("../x", 1))
+            assertThatThrownBy(
+                            () ->
+                                    worker.createPartition(
+                                            ShuffleHarness.id(1), 0, PartitionKind.SORT))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("'../x'");
-            assertThatThrownBy(() -> worker.createSortPartition("x", 0))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'p1.a0'")
                     .hasMessageContaining("was 0");
             assertThat(worker.bufferPool().pagesInUse())
                     .isEqualTo(IoScheduler.pagesNeeded(OPTIONS));

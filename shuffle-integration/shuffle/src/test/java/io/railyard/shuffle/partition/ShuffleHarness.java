@@ -2,13 +2,16 @@ package io.railyard.shuffle.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -38,54 +41,41 @@ final class ShuffleHarness {
         };
     }
 
-    /** Blocking partition kinds under test (tests that take every kind as an enum source). */
-    enum Kind {
-        SORT,
-        HASH
-    }
+    /** The kinds readable while written, in declaration order. */
+    static final Set<PartitionKind> HYBRID_KINDS =
+            Collections.unmodifiableSet(
+                    EnumSet.of(
+                            PartitionKind.HYBRID_FULL,
+                            PartitionKind.HYBRID_SELECTIVE,
+                            PartitionKind.PIPELINED));
 
     /**
      * Every partition kind of the shuffle matrix (ARCHITECTURE.md, Reliability): the blocking
-     * kinds, readable once their producer finished, and the hybrid modes, readable while produced.
-     * Separate from {@link Kind}, whose users write blocking partitions only.
+     * kinds, readable once their producer finished, and the hybrid kinds that spill, readable while
+     * produced (pipelined needs a thread per side: {@link SlowConsumerUnderSkewTest}).
      */
-    enum MatrixKind {
-        HASH,
-        SORT,
-        HYBRID_FULL,
-        HYBRID_SELECTIVE;
+    static final List<PartitionKind> MATRIX_KINDS =
+            List.of(
+                    PartitionKind.HASH,
+                    PartitionKind.SORT,
+                    PartitionKind.HYBRID_FULL,
+                    PartitionKind.HYBRID_SELECTIVE);
 
-        /** Whether consumers may attach before the producer finished. */
-        boolean isHybrid() {
-            return this == HYBRID_FULL || this == HYBRID_SELECTIVE;
-        }
+    /** Partition {@code partition}'s first attempt: how the tests name their partitions. */
+    static PartitionId id(int partition) {
+        return new PartitionId(partition, 0);
+    }
 
-        /** The hybrid mode; only for hybrid kinds. */
-        HybridPartition.Mode mode() {
-            return switch (this) {
-                case HYBRID_FULL -> HybridPartition.Mode.FULL;
-                case HYBRID_SELECTIVE -> HybridPartition.Mode.SELECTIVE;
-                default -> throw new IllegalStateException(this + " is not hybrid");
-            };
-        }
+    /** A writer of a blocking {@code kind} ({@code SORT} or {@code HASH}). */
+    static PartitionWriter blocking(ShuffleWorker worker, PartitionKind kind, int partition, int n)
+            throws IOException {
+        return (PartitionWriter) worker.createPartition(id(partition), n, kind);
+    }
 
-        /** Pages a writer of this kind is guaranteed, for {@code n} subpartitions. */
-        int writerPages(ShuffleOptions options, int n) {
-            return switch (this) {
-                case HASH -> HashPartitionWriter.pagesNeeded(options, n);
-                case SORT -> SortFormatWriter.pagesNeeded(options);
-                case HYBRID_FULL, HYBRID_SELECTIVE -> HybridPartitionWriter.pagesNeeded(options);
-            };
-        }
-
-        /** A writer of this kind; hybrid partitions are readable at once. */
-        ResultPartitionWriter create(ShuffleWorker worker, String name, int n) throws IOException {
-            return switch (this) {
-                case HASH -> worker.createHashPartition(name, n);
-                case SORT -> worker.createSortPartition(name, n);
-                case HYBRID_FULL, HYBRID_SELECTIVE -> worker.createHybridPartition(name, n, mode());
-            };
-        }
+    /** A writer of a {@code kind} readable while written; its partition is readable at once. */
+    static HybridPartitionWriter hybrid(
+            ShuffleWorker worker, PartitionId id, int n, PartitionKind kind) throws IOException {
+        return (HybridPartitionWriter) worker.createPartition(id, n, kind);
     }
 
     /**
@@ -207,12 +197,9 @@ final class ShuffleHarness {
     }
 
     static BlockingPartition write(
-            ShuffleWorker worker, Kind kind, String name, int n, Stream stream) throws IOException {
-        return write(
-                kind == Kind.SORT
-                        ? worker.createSortPartition(name, n)
-                        : worker.createHashPartition(name, n),
-                stream);
+            ShuffleWorker worker, PartitionKind kind, int partition, int n, Stream stream)
+            throws IOException {
+        return write(blocking(worker, kind, partition, n), stream);
     }
 
     /** Writes {@code stream} through {@code created} (a new writer), finishes and closes it. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import io.railyard.shuffle.partition.ShuffleHarness.Totals;
 import java.io.IOException;
@@ -35,14 +34,14 @@ class ShuffleIoFaultTest {
         HASH(4, null, 0.7),
         SORT_LANES(4, null, 0.7),
         SORT_BUFFER(40, null, 0.7),
-        HYBRID_WRITE_THROUGH(4, Mode.FULL, 1),
-        HYBRID_TO_DISK(40, Mode.SELECTIVE, 0.01);
+        HYBRID_WRITE_THROUGH(4, PartitionKind.HYBRID_FULL, 1),
+        HYBRID_TO_DISK(40, PartitionKind.HYBRID_SELECTIVE, 0.01);
 
         final int numSubpartitions;
-        final Mode mode;
+        final PartitionKind mode;
         final double memoryFraction;
 
-        Writer(int numSubpartitions, Mode mode, double memoryFraction) {
+        Writer(int numSubpartitions, PartitionKind mode, double memoryFraction) {
             this.numSubpartitions = numSubpartitions;
             this.mode = mode;
             this.memoryFraction = memoryFraction;
@@ -61,10 +60,12 @@ class ShuffleIoFaultTest {
 
         ResultPartitionWriter create(ShuffleWorker worker) throws IOException {
             return switch (this) {
-                case HASH -> worker.createHashPartition("p", numSubpartitions);
-                case SORT_LANES, SORT_BUFFER -> worker.createSortPartition("p", numSubpartitions);
+                case HASH ->
+                        ShuffleHarness.blocking(worker, PartitionKind.HASH, 0, numSubpartitions);
+                case SORT_LANES, SORT_BUFFER ->
+                        ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, numSubpartitions);
                 case HYBRID_WRITE_THROUGH, HYBRID_TO_DISK ->
-                        worker.createHybridPartition("p", numSubpartitions, mode);
+                        ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), numSubpartitions, mode);
             };
         }
 
@@ -119,7 +120,7 @@ class ShuffleIoFaultTest {
     void write_shortWriteThenEio_partialFilesDeletedErrorNamesPathAndEveryByte(Writer kind)
             throws Exception {
         try (FaultyFileSystem fs = new FaultyFileSystem()) {
-            fs.target(name -> name.startsWith("p.")).shortWritesThenEio(100, 5000);
+            fs.target(name -> name.startsWith("p0.a0.")).shortWritesThenEio(100, 5000);
             Path root = fs.path("/shuffle");
             try (ShuffleWorker worker = new ShuffleWorker(kind.options(), root)) {
                 ResultPartitionWriter writer = kind.create(worker);
@@ -129,7 +130,7 @@ class ShuffleIoFaultTest {
                 assertThat(accepted).as("bytes accepted before EIO").isGreaterThanOrEqualTo(5000);
                 assertThat(failure)
                         .isInstanceOf(PartitionWriteException.class)
-                        .hasMessageContaining("writing partition 'p' to /shuffle/p.")
+                        .hasMessageContaining("writing partition 'p0.a0' to /shuffle/p0.a0.")
                         .hasMessageContaining("failed after " + accepted + " bytes")
                         .hasMessageContaining(FaultyFileSystem.EIO)
                         .hasMessageContaining("the partition's files were deleted");
@@ -153,7 +154,7 @@ class ShuffleIoFaultTest {
     void finish_eioOnClose_partitionFailsNamingPathAndBytes_filesDeleted(Writer kind)
             throws Exception {
         try (FaultyFileSystem fs = new FaultyFileSystem()) {
-            fs.target(name -> name.startsWith("p.")).eioOnClose();
+            fs.target(name -> name.startsWith("p0.a0.")).eioOnClose();
             Path root = fs.path("/shuffle");
             try (ShuffleWorker worker = new ShuffleWorker(kind.options(), root)) {
                 ResultPartitionWriter writer = kind.create(worker);
@@ -166,7 +167,7 @@ class ShuffleIoFaultTest {
                                                 0,
                                                 new Totals(kind.numSubpartitions)))
                         .isInstanceOf(PartitionWriteException.class)
-                        .hasMessageContaining("writing partition 'p' to /shuffle/p.")
+                        .hasMessageContaining("writing partition 'p0.a0' to /shuffle/p0.a0.")
                         .hasMessageContaining("failed after " + fs.bytesAcceptedByAll() + " bytes")
                         .hasMessageContaining(FaultyFileSystem.EIO)
                         .hasMessageContaining("deleted");
@@ -184,7 +185,7 @@ class ShuffleIoFaultTest {
     @EnumSource(Writer.class)
     void write_shortWritesOnly_readEqualsWritten_neverForces(Writer kind) throws Exception {
         try (FaultyFileSystem fs = new FaultyFileSystem()) {
-            fs.target(name -> name.startsWith("p.")).shortWritesThenEio(7, Long.MAX_VALUE);
+            fs.target(name -> name.startsWith("p0.a0.")).shortWritesThenEio(7, Long.MAX_VALUE);
             fs.eioOnForce();
             Path root = fs.path("/shuffle");
             int n = kind.numSubpartitions;
@@ -217,11 +218,13 @@ class ShuffleIoFaultTest {
     @Test
     void spill_shortWriteThenEio_partitionLostNamingSpillFileAndBytes_pagesBack() throws Exception {
         try (FaultyFileSystem fs = new FaultyFileSystem()) {
-            fs.target(name -> name.equals("p.spill")).shortWritesThenEio(100, 3000);
+            fs.target(name -> name.equals("p0.a0.spill")).shortWritesThenEio(100, 3000);
             Path root = fs.path("/shuffle");
             ShuffleOptions options = Writer.HYBRID_WRITE_THROUGH.options();
             try (ShuffleWorker worker = new ShuffleWorker(options, root)) {
-                HybridPartitionWriter writer = worker.createHybridPartition("p", 2, Mode.SELECTIVE);
+                HybridPartitionWriter writer =
+                        ShuffleHarness.hybrid(
+                                worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_SELECTIVE);
                 HybridPartition partition = writer.partition();
                 Stream stream = stream(2);
                 for (int i = 0; i < stream.targets().length; i++) {
@@ -233,13 +236,13 @@ class ShuffleIoFaultTest {
                 ShuffleHarness.awaitUntil(
                         () -> partition.lostException() != null, "the spill to fail");
                 assertThat(partition.lostException())
-                        .hasMessageContaining("partition lost: 'p'")
+                        .hasMessageContaining("partition lost: 'p0.a0'")
                         .hasMessageContaining(
-                                "spilling to /shuffle/p.spill failed after "
-                                        + fs.bytesAccepted(root.resolve("p.spill"))
+                                "spilling to /shuffle/p0.a0.spill failed after "
+                                        + fs.bytesAccepted(root.resolve("p0.a0.spill"))
                                         + " bytes")
                         .hasMessageContaining(FaultyFileSystem.EIO);
-                assertThat(fs.bytesAccepted(root.resolve("p.spill"))).isEqualTo(3000);
+                assertThat(fs.bytesAccepted(root.resolve("p0.a0.spill"))).isEqualTo(3000);
                 writer.emit(ByteBuffer.wrap(new byte[10]), 1);
                 assertThatThrownBy(writer::flush)
                         .isInstanceOf(PartitionWriteException.class)
@@ -312,7 +315,7 @@ class ShuffleIoFaultTest {
                 if (partition instanceof HybridPartition hybrid) {
                     assertThat(hybrid.residentPages()).as("resident pages").isZero();
                 }
-                fs.target(name -> name.startsWith("p."));
+                fs.target(name -> name.startsWith("p0.a0."));
                 if (eacces) {
                     fs.eaccesOnOpenForRead();
                 } else {
@@ -324,7 +327,7 @@ class ShuffleIoFaultTest {
                 }
                 assertThat(failure)
                         .isExactlyInstanceOf(PartitionLostException.class)
-                        .hasMessageContaining("partition lost: 'p'")
+                        .hasMessageContaining("partition lost: 'p0.a0'")
                         .hasMessageContaining(kind.fileOf(partition, 1).toString());
                 if (eacces) {
                     assertThat(failure).hasRootCauseExactlyInstanceOf(AccessDeniedException.class);

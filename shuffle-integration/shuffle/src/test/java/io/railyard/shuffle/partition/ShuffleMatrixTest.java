@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
-import io.railyard.shuffle.partition.ShuffleHarness.MatrixKind;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import io.railyard.shuffle.partition.ShuffleHarness.Totals;
 import java.nio.file.Files;
@@ -46,7 +45,7 @@ class ShuffleMatrixTest {
         IntStream.range(0, 16)
                 .forEach(
                         seed -> {
-                            for (MatrixKind kind : MatrixKind.values()) {
+                            for (PartitionKind kind : ShuffleHarness.MATRIX_KINDS) {
                                 cases.add(Arguments.of(seed, kind, true));
                                 cases.add(Arguments.of(seed, kind, false));
                             }
@@ -57,12 +56,12 @@ class ShuffleMatrixTest {
     @ParameterizedTest(name = "seed {0} {1} minimum budget {2}")
     @MethodSource("cases")
     void everyConsumerReadsWhatItsProducersWrote(
-            int seed, MatrixKind kind, boolean minimum, @TempDir Path dir) throws Exception {
+            int seed, PartitionKind kind, boolean minimum, @TempDir Path dir) throws Exception {
         SplittableRandom random = new SplittableRandom(seed * 7919L + kind.name().hashCode());
         int pageSize = random.nextBoolean() ? 256 : 1024;
         int n = 1 + random.nextInt(8);
         int producers = 1 + random.nextInt(3);
-        int early = kind.isHybrid() ? random.nextInt(n + 1) : 0;
+        int early = kind.isReadableWhileWritten() ? random.nextInt(n + 1) : 0;
         ShuffleOptions probe =
                 ShuffleOptions.builder()
                         .pageSizeBytes(pageSize)
@@ -73,7 +72,9 @@ class ShuffleMatrixTest {
                         .gatePages(1 + random.nextInt(4))
                         .compression(random.nextBoolean() ? Compression.LZ4 : Compression.NONE)
                         .build();
-        int writers = (kind.isHybrid() ? producers : 1) * kind.writerPages(probe, n);
+        int writers =
+                (kind.isReadableWhileWritten() ? producers : 1)
+                        * ShuffleMemory.writerPages(probe, kind, n);
         int needed =
                 IoScheduler.pagesNeeded(probe)
                         + Math.max(writers + early * probe.gatePages(), probe.gatePages());
@@ -94,11 +95,11 @@ class ShuffleMatrixTest {
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             pool = worker.bufferPool();
             List<ResultPartition> partitions = new ArrayList<>();
-            if (kind.isHybrid()) {
+            if (kind.isReadableWhileWritten()) {
                 List<ResultPartitionWriter> hybridWriters = new ArrayList<>();
                 for (int p = 0; p < producers; p++) {
                     HybridPartitionWriter writer =
-                            worker.createHybridPartition("p" + p, n, kind.mode());
+                            ShuffleHarness.hybrid(worker, ShuffleHarness.id(p), n, kind);
                     hybridWriters.add(writer);
                     partitions.add(writer.partition());
                 }
@@ -122,7 +123,8 @@ class ShuffleMatrixTest {
                 }
             } else {
                 for (int p = 0; p < producers; p++) {
-                    ResultPartitionWriter writer = kind.create(worker, "p" + p, n);
+                    ResultPartitionWriter writer =
+                            worker.createPartition(ShuffleHarness.id(p), n, kind);
                     partitions.add(
                             ShuffleHarness.writeAll(writer, streams.get(p), 0, written.get(p)));
                 }

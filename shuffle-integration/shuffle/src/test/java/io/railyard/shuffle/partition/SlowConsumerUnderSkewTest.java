@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
-import io.railyard.shuffle.partition.HybridPartition.Mode;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import io.railyard.shuffle.partition.ShuffleHarness.Totals;
 import java.nio.file.Files;
@@ -38,34 +37,11 @@ class SlowConsumerUnderSkewTest {
     private static final int STALLS = 4;
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
-    /** The partition kinds, pipelined included (its producer waits for its consumers). */
-    enum Kind {
-        HASH,
-        SORT,
-        HYBRID_FULL,
-        HYBRID_SELECTIVE,
-        PIPELINED;
-
-        boolean readWhileWritten() {
-            return this != HASH && this != SORT;
-        }
-
-        ResultPartitionWriter create(ShuffleWorker worker) throws java.io.IOException {
-            return switch (this) {
-                case HASH -> worker.createHashPartition("p", N);
-                case SORT -> worker.createSortPartition("p", N);
-                case HYBRID_FULL -> worker.createHybridPartition("p", N, Mode.FULL);
-                case HYBRID_SELECTIVE -> worker.createHybridPartition("p", N, Mode.SELECTIVE);
-                case PIPELINED -> worker.createHybridPartition("p", N, Mode.PIPELINED);
-            };
-        }
-    }
-
     @TempDir Path dir;
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void slowConsumerOfTheSkewedSubpartition_smallBudget_everyoneReadsExactly(Kind kind)
+    @EnumSource(PartitionKind.class) // pipelined included: its producer waits for its consumers
+    void slowConsumerOfTheSkewedSubpartition_smallBudget_everyoneReadsExactly(PartitionKind kind)
             throws Exception {
         ShuffleOptions probe =
                 ShuffleOptions.builder()
@@ -77,12 +53,7 @@ class SlowConsumerUnderSkewTest {
                         .gatePages(1)
                         .compression(Compression.NONE)
                         .build();
-        int writerPages =
-                switch (kind) {
-                    case HASH -> HashPartitionWriter.pagesNeeded(probe, N);
-                    case SORT -> SortFormatWriter.pagesNeeded(probe);
-                    default -> HybridPartitionWriter.pagesNeeded(probe);
-                };
+        int writerPages = ShuffleMemory.writerPages(probe, kind, N);
         ShuffleOptions options =
                 probe.toBuilder()
                         .totalPages(IoScheduler.pagesNeeded(probe) + writerPages + N + 4)
@@ -91,10 +62,10 @@ class SlowConsumerUnderSkewTest {
         Totals written = new Totals(N);
         ExecutorService consumers = Executors.newFixedThreadPool(N);
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
-            ResultPartitionWriter writer = kind.create(worker);
+            ResultPartitionWriter writer = worker.createPartition(ShuffleHarness.id(0), N, kind);
             List<Future<List<byte[]>>> reads = new ArrayList<>();
             ResultPartition partition;
-            if (kind.readWhileWritten()) {
+            if (kind.isReadableWhileWritten()) {
                 partition = ((HybridPartitionWriter) writer).partition();
                 startConsumers(worker, partition, consumers, reads);
                 ShuffleHarness.writeAll(writer, stream, 16, written);

@@ -42,7 +42,8 @@ class SortFileLayoutTest {
         SortIndex checks = new SortIndex();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             BlockingPartition partition;
-            try (PartitionWriter writer = worker.createSortPartition("p", N)) {
+            try (PartitionWriter writer =
+                    ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, N)) {
                 assertThat(writer.getClass().getSimpleName()).isEqualTo(writerClass);
                 for (int i = 0; i < 300; i++) { // 300 × 100 bytes: more than one region
                     writer.emit(ByteBuffer.allocate(100), i % N);
@@ -51,11 +52,11 @@ class SortFileLayoutTest {
             }
             try (var files = Files.list(dir)) {
                 assertThat(files.filter(f -> !f.getFileName().toString().startsWith(".")))
-                        .containsExactly(dir.resolve("p.data"));
+                        .containsExactly(dir.resolve("p0.a0.data"));
             }
-            assertThat(partition.files()).isEqualTo(List.of(dir.resolve("p.data")));
+            assertThat(partition.files()).isEqualTo(List.of(dir.resolve("p0.a0.data")));
             assertThat(partition.regionCount()).isGreaterThan(1);
-            ByteBuffer file = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("p.data")));
+            ByteBuffer file = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("p0.a0.data")));
             assertThat((long) file.capacity()).isEqualTo(partition.bytesOnDisk());
             IndexEntry entry = new IndexEntry();
             long regionStart = 0;

@@ -57,13 +57,13 @@ class SortIndexFuzzTest {
                         s);
                 block.clear();
             }
-            at.at("fuzz", null, FILE, position);
+            at.at(ShuffleHarness.id(0), FILE, position);
             try {
                 index.check(entry, region, s, fileBytes, at);
             } catch (CorruptPartitionFileException e) {
                 assertThat(e.offset()).isEqualTo(position);
                 assertThat(e.getMessage())
-                        .startsWith("partition lost: 'fuzz': corrupt partition file ")
+                        .startsWith("partition lost: 'p0.a0': corrupt partition file ")
                         .contains(FILE + " at offset " + position + ": ")
                         .doesNotContain("\n");
                 continue;

@@ -8,15 +8,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A test run once per hybrid mode that spills — {@link HybridPartition.Mode#FULL} and {@link
- * HybridPartition.Mode#SELECTIVE} — for tests where one thread drives the writer and the readers: a
- * {@link HybridPartition.Mode#PIPELINED} producer would wait for ever for a reader on the same
- * thread ({@link PipelinedPartitionTest} drives that mode with a thread per side).
+ * A test run once per hybrid kind that spills — {@link PartitionKind#HYBRID_FULL} and {@link
+ * PartitionKind#HYBRID_SELECTIVE} — for tests where one thread drives the writer and the readers: a
+ * {@link PartitionKind#PIPELINED} producer would wait for ever for a reader on the same thread
+ * ({@link PipelinedPartitionTest} drives that kind with a thread per side).
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @ParameterizedTest
 @EnumSource(
-        value = HybridPartition.Mode.class,
-        names = {"FULL", "SELECTIVE"})
+        value = PartitionKind.class,
+        names = {"HYBRID_FULL", "HYBRID_SELECTIVE"})
 @interface SpillingModes {}

@@ -32,7 +32,8 @@ class TooManyFilesTest {
         ShuffleOptions options =
                 ShuffleOptions.builder().pageSizeBytes(256).totalPages(1024).build();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
-            try (PartitionWriter writer = worker.createHashPartition("h", 500)) {
+            try (PartitionWriter writer =
+                    ShuffleHarness.blocking(worker, PartitionKind.HASH, 0, 500)) {
                 System.out.println("UNEXPECTED: created " + writer.name());
             } catch (PartitionWriteException e) {
                 System.out.println("ERROR: " + e.getMessage());
@@ -74,7 +75,7 @@ class TooManyFilesTest {
                 .anySatisfy(
                         line ->
                                 assertThat(line)
-                                        .startsWith("ERROR: writing partition 'h'")
+                                        .startsWith("ERROR: writing partition 'p0.a0'")
                                         .contains("Too many open files")
                                         .contains("ulimit -n")
                                         .contains("sort-based"));
