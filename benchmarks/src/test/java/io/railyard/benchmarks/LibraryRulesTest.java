@@ -84,6 +84,8 @@ class LibraryRulesTest {
                 .definedBy("io.railyard.simulation..")
                 .layer("jobmaster")
                 .definedBy("io.railyard.jobmaster..")
+                .layer("worker")
+                .definedBy("io.railyard.worker..")
                 .layer("shuffle")
                 .definedBy("io.railyard.shuffle..")
                 .layer("failover")
@@ -104,12 +106,14 @@ class LibraryRulesTest {
                 .mayOnlyBeAccessedByLayers("benchmarks")
                 .whereLayer("jobmaster")
                 .mayOnlyBeAccessedByLayers("local", "simulation", "benchmarks")
-                .whereLayer("shuffle")
+                .whereLayer("worker")
                 .mayOnlyBeAccessedByLayers("local", "benchmarks")
+                .whereLayer("shuffle")
+                .mayOnlyBeAccessedByLayers("worker", "local", "benchmarks")
                 .whereLayer("failover")
                 .mayOnlyBeAccessedByLayers("jobmaster", "local", "simulation", "benchmarks")
                 .whereLayer("deployment")
-                .mayOnlyBeAccessedByLayers("jobmaster", "local", "benchmarks")
+                .mayOnlyBeAccessedByLayers("worker", "jobmaster", "local", "benchmarks")
                 .whereLayer("regions")
                 .mayOnlyBeAccessedByLayers(
                         "failover", "jobmaster", "local", "simulation", "benchmarks")
@@ -158,6 +162,7 @@ class LibraryRulesTest {
                         "io.railyard.deployment..",
                         "io.railyard.failover..",
                         "io.railyard.jobmaster..",
+                        "io.railyard.worker..",
                         "io.railyard.local..",
                         "io.railyard.simulation..",
                         "io.railyard.benchmarks..")

@@ -2,12 +2,12 @@ package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import io.railyard.local.Tally;
-import io.railyard.local.TaskCode;
-import io.railyard.local.TaskContext;
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
+import io.railyard.worker.Tally;
+import io.railyard.worker.TaskCode;
+import io.railyard.worker.TaskContext;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

@@ -4,6 +4,9 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkElementIndex;
 
 import io.railyard.topology.JobGraph;
+import io.railyard.worker.Tally;
+import io.railyard.worker.TaskCode;
+import io.railyard.worker.TaskContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

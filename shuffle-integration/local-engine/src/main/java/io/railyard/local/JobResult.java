@@ -1,6 +1,7 @@
 package io.railyard.local;
 
 import com.google.common.collect.ImmutableMap;
+import io.railyard.worker.Tally;
 import org.jspecify.annotations.Nullable;
 
 /**

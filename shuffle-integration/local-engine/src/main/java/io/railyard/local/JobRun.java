@@ -4,27 +4,30 @@ import com.google.common.collect.ImmutableMap;
 import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.SliceBudget;
-import io.railyard.deployment.TaskDeploymentDescriptor;
-import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.FailureHandling;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartSet;
 import io.railyard.jobmaster.JobMaster;
 import io.railyard.jobmaster.WorkerGateway;
-import io.railyard.local.LocalEngine.Worker;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.PartitionLostException;
 import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.topology.AttemptId;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
+import io.railyard.worker.PartitionLocator;
+import io.railyard.worker.PartitionRegistry;
+import io.railyard.worker.ShuffleEnvironment;
+import io.railyard.worker.Tally;
+import io.railyard.worker.TaskCode;
+import io.railyard.worker.TaskListener;
+import io.railyard.worker.Worker;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,33 +38,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One job on the {@link LocalEngine}: its {@link JobMaster} on a main thread of its own, the
- * gateway through which it deploys, cancels and releases, the partitions the job's tasks created
- * (by id), and the bookkeeping of which tasks finished and what sinks committed.
+ * One job on the {@link LocalEngine}: its {@link JobMaster} on a main thread of its own, one {@link
+ * Worker} per engine worker (its shuffle environment, partition registry and task attempts), the
+ * gateway that routes the JobMaster's requests to them, and the bookkeeping of which tasks finished
+ * and what sinks committed.
  *
  * <p>Threading: everything that touches the JobMaster, {@link #finished} or {@link #committed} runs
- * on {@link #main}; task threads only post events to it. The partition registry is concurrent.
+ * on {@link #main}; the workers report their attempts' ends here and each report is posted to it.
  */
-final class JobRun implements WorkerGateway {
+final class JobRun implements TaskListener {
     private final JobGraph graph;
-    private final TaskCode.Factory code;
     private final List<Worker> workers;
-    private final PartitionKind blocking;
     private final ScheduledExecutorService main;
     private final InMemoryBlobStore blobs = new InMemoryBlobStore();
-    private final WorkerDescriptorCache descriptorCache = new WorkerDescriptorCache(blobs);
-    private final Map<PartitionId, Held> partitions = new ConcurrentHashMap<>();
-
-    /** A registered partition and the worker that holds it. */
-    private record Held(ResultPartition partition, int worker) {}
-
-    // Orders a task's cancellation against its registering a partition (see register); consumers
-    // waiting for a partition to be created wait on it.
-    private final Object registering = new Object();
-    // Partitions released: a consumer asking for one fails at once instead of waiting for it.
-    private final java.util.Set<PartitionId> gone = ConcurrentHashMap.newKeySet();
-    private static final long PARTITION_WAIT_MILLIS = 30_000;
-    private final Map<Long, TaskRun> deployed = new ConcurrentHashMap<>();
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
     private final AtomicLong tasksDeployed = new AtomicLong();
     private final long startNanos = System.nanoTime();
@@ -88,12 +77,9 @@ final class JobRun implements WorkerGateway {
             TaskCode.Factory code,
             RestartBackoffPolicy policy,
             OffloadOptions offload,
-            List<Worker> workers,
+            List<LocalEngine.Host> hosts,
             PartitionKind blocking) {
         this.graph = graph;
-        this.code = code;
-        this.workers = workers;
-        this.blocking = blocking;
         this.finished = new boolean[graph.numTasks()];
         this.committed = new Tally[graph.numTasks()];
         this.main =
@@ -103,14 +89,20 @@ final class JobRun implements WorkerGateway {
                             thread.setDaemon(true);
                             return thread;
                         });
-        List<String> locations = new ArrayList<>();
-        for (Worker worker : workers) {
-            locations.add("local-" + worker.index() + ":0");
+        List<Worker> made = new ArrayList<>(hosts.size());
+        List<String> locations = new ArrayList<>(hosts.size());
+        PartitionLocator peers = this::findPartition;
+        for (LocalEngine.Host host : hosts) {
+            ShuffleEnvironment environment =
+                    new ShuffleEnvironment(host.index(), host.shuffle(), blocking, blobs, peers);
+            made.add(new Worker(environment, host.slots(), code, this));
+            locations.add("local-" + host.index() + ":0");
         }
+        this.workers = List.copyOf(made);
         onMain(
                 () -> {
                     JobMaster created =
-                            JobMaster.builder(graph, new WorkerTable(locations), this)
+                            JobMaster.builder(graph, new WorkerTable(locations), new LocalGateway())
                                     .restartPolicy(policy)
                                     .blobs(blobs, offload)
                                     .deployInSlices(SliceBudget.DEFAULT, step -> onMain(step::run))
@@ -176,49 +168,23 @@ final class JobRun implements WorkerGateway {
         }
     }
 
-    // ---- WorkerGateway (called by the JobMaster, on the main thread) ----
-
-    @Override
-    public void deploy(int worker, byte[] bytes) throws IOException {
-        TaskDeploymentDescriptor descriptor = TaskDeploymentDescriptor.decode(bytes);
-        TaskRun task =
-                new TaskRun(
-                        this,
-                        workers.get(worker),
-                        descriptor,
-                        code.create(
-                                descriptor.vertex(), descriptor.subtask(), descriptor.attempt()),
-                        blocking);
-        tasksDeployed.incrementAndGet();
-        deployed.put(key(descriptor.task(), descriptor.attempt()), task);
-        try {
-            task.createEarlyPartitions(); // hybrid and pipelined: readable from deployment on
-        } catch (IOException | RuntimeException e) {
-            task.abandon();
-            deployed.remove(key(descriptor.task(), descriptor.attempt()));
-            onMain(() -> onFailed(task, e));
-            return;
+    /** Routes the JobMaster's requests to the workers they name. Main thread. */
+    private final class LocalGateway implements WorkerGateway {
+        @Override
+        public void deploy(int worker, byte[] descriptor) {
+            tasksDeployed.incrementAndGet();
+            workers.get(worker).deploy(descriptor);
         }
-        workers.get(worker).slots().execute(task);
-    }
 
-    @Override
-    public void cancel(int worker, int task, int attempt) {
-        TaskRun run = deployed.get(key(task, attempt));
-        if (run != null) {
-            synchronized (registering) { // a partition registered after this is refused
-                run.cancel();
-            }
+        @Override
+        public void cancel(int worker, int task, int attempt) {
+            workers.get(worker).cancel(task, attempt);
         }
-    }
 
-    @Override
-    public void releasePartition(int worker, PartitionId partition) {
-        gone.add(partition);
-        Held released = partitions.remove(partition);
-        if (released != null) {
+        @Override
+        public void releasePartition(int worker, PartitionId partition) {
             try {
-                released.partition().release();
+                workers.get(worker).releasePartition(partition);
             } catch (IOException e) {
                 // Not lost: files still there after the job count in JobResult.leakedFiles, and
                 // the engine's close deletes its whole directory. A HybridPartition also records
@@ -228,55 +194,11 @@ final class JobRun implements WorkerGateway {
         }
     }
 
-    // ---- for tasks ----
-
-    /**
-     * Makes {@code partition} readable as {@code id}; false (nothing registered) if {@code task}
-     * was cancelled: its partitions are released as it is cancelled, so one that a cancelled task
-     * finishes afterwards must not stay behind (the caller releases it).
-     */
-    boolean register(TaskRun task, PartitionId id, ResultPartition partition) {
-        synchronized (registering) {
-            if (task.isCancelled()) {
-                return false;
-            }
-            partitions.put(id, new Held(partition, task.worker()));
-            registering.notifyAll();
-            return true;
-        }
-    }
-
-    /**
-     * The partition {@code id}, waiting for its producer to create it if it has not yet (a consumer
-     * may be deployed in the same step as its producer, and its slot may start first — Flink's
-     * consumers retry a partition request likewise); a lost-partition failure naming it if it was
-     * released, or is still missing after {@value #PARTITION_WAIT_MILLIS} ms.
-     *
-     * @throws java.util.concurrent.CancellationException if {@code task} is cancelled meanwhile
-     */
-    ResultPartition partition(TaskRun task, PartitionId id)
+    /** The partition worker {@code worker} holds: in-process, its registry. Any thread. */
+    private ResultPartition findPartition(
+            int worker, PartitionId id, PartitionRegistry.Waiter waiter)
             throws PartitionLostException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PARTITION_WAIT_MILLIS);
-        synchronized (registering) {
-            while (true) {
-                Held held = partitions.get(id);
-                if (held != null) {
-                    return held.partition();
-                }
-                if (gone.contains(id)) {
-                    throw new PartitionLostException(id, "it was released", null);
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new PartitionLostException(
-                            id,
-                            "no worker produced it within " + PARTITION_WAIT_MILLIS + " ms",
-                            null);
-                }
-                task.checkNotCancelled();
-                registering.wait(Math.max(1, Math.min(50, TimeUnit.NANOSECONDS.toMillis(left))));
-            }
-        }
+        return workers.get(worker).environment().partitions().await(id, waiter);
     }
 
     /** What the main thread last published of its counts, for a progress display. Any thread. */
@@ -284,18 +206,14 @@ final class JobRun implements WorkerGateway {
         return counts;
     }
 
-    WorkerDescriptorCache descriptorCache() {
-        return descriptorCache;
+    @Override
+    public void finished(AttemptId attempt, Tally tally) {
+        onMain(() -> onFinished(attempt, tally));
     }
 
-    /** Called by a task's thread when its attempt ended; {@code failure} null if it finished. */
-    void ended(TaskRun task, @Nullable Tally tally, @Nullable Throwable failure) {
-        deployed.remove(key(task.task(), task.attempt()), task);
-        if (failure == null) {
-            onMain(() -> onFinished(task, tally == null ? Tally.ZERO : tally));
-        } else if (!task.isCancelled()) {
-            onMain(() -> onFailed(task, failure));
-        }
+    @Override
+    public void failed(AttemptId attempt, Throwable cause) {
+        onMain(() -> onFailed(attempt, cause));
     }
 
     /**
@@ -322,29 +240,22 @@ final class JobRun implements WorkerGateway {
         return done;
     }
 
-    private void releaseAndFail(int worker) {
-        for (Map.Entry<PartitionId, Held> entry : List.copyOf(partitions.entrySet())) {
-            if (entry.getValue().worker() == worker) {
-                releasePartition(worker, entry.getKey());
-                jobMaster().onPartitionLost(entry.getKey());
-            }
-        }
-        for (TaskRun task : deployed.values()) {
-            if (task.worker() == worker) {
-                task.loseWorker();
-            }
+    private void releaseAndFail(int worker) throws IOException {
+        for (PartitionId lost : workers.get(worker).lose()) {
+            jobMaster().onPartitionLost(lost);
         }
     }
 
     // ---- main thread ----
 
-    private void onFinished(TaskRun task, Tally tally) throws IOException {
-        if (!jobMaster().onTaskFinished(task.task(), task.attempt())) {
+    private void onFinished(AttemptId attempt, Tally tally) throws IOException {
+        int task = attempt.task();
+        if (!jobMaster().onTaskFinished(task, attempt.attempt())) {
             return; // stale
         }
-        finished[task.task()] = true;
-        committed[task.task()] = tally;
-        if (graph.numProducedDataSets(task.vertex()) == 0) { // a sink: what it commits counts
+        finished[task] = true;
+        committed[task] = tally;
+        if (graph.numProducedDataSets(graph.vertexOfTask(task)) == 0) { // a sink: it counts
             committedRecords += tally.records();
         }
         numFinished++;
@@ -354,12 +265,13 @@ final class JobRun implements WorkerGateway {
         }
     }
 
-    private void onFailed(TaskRun task, Throwable failure) throws IOException {
+    private void onFailed(AttemptId attempt, Throwable failure) throws IOException {
         PartitionId lost = lost(failure);
         FailureHandling handling =
                 lost == null
-                        ? jobMaster().onTaskFailed(task.task(), task.attempt(), failure)
-                        : jobMaster().onTaskFailed(task.task(), task.attempt(), failure, lost);
+                        ? jobMaster().onTaskFailed(attempt.task(), attempt.attempt(), failure)
+                        : jobMaster()
+                                .onTaskFailed(attempt.task(), attempt.attempt(), failure, lost);
         if (handling instanceof FailureHandling.Restart restart) {
             restarts++;
             forget(restart.tasks());
@@ -473,35 +385,30 @@ final class JobRun implements WorkerGateway {
 
     /** Cancels every deployed task and waits until each has ended. */
     private void stopTasks() throws InterruptedException {
-        List<TaskRun> running = List.copyOf(deployed.values());
-        for (TaskRun task : running) {
-            task.cancel();
-        }
-        for (TaskRun task : running) {
-            task.awaitEnd();
+        for (Worker worker : workers) {
+            worker.stopTasks();
         }
     }
 
     /** Releases every partition still registered; how many there were. */
     private int releaseAll() {
         int left = 0;
-        for (PartitionId id : List.copyOf(partitions.keySet())) {
-            left++;
-            releasePartition(-1, id);
+        for (Worker worker : workers) {
+            try {
+                left += worker.environment().partitions().releaseAll().size();
+            } catch (IOException e) {
+                left++; // at least the one that failed; its files count as leaked
+            }
         }
         return left;
     }
 
     private String describeDeployed() {
         StringBuilder out = new StringBuilder();
-        for (TaskRun task : deployed.values()) {
-            out.append("\n  ").append(task.describe());
+        for (Worker worker : workers) {
+            out.append(worker.describeTasks());
         }
         return out.length() == 0 ? "none" : out.toString();
-    }
-
-    private static long key(int task, int attempt) {
-        return ((long) task << 32) | attempt;
     }
 
     /** Stops the main thread (after closing the JobMaster) and every task of this job. */

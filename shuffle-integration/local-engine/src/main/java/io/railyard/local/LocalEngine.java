@@ -11,6 +11,7 @@ import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.Failures;
 import io.railyard.topology.JobGraph;
+import io.railyard.worker.TaskCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -60,7 +61,7 @@ import org.jspecify.annotations.Nullable;
 public final class LocalEngine implements AutoCloseable {
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final ShuffleDirectory directory;
-    private final List<Worker> workers = new ArrayList<>();
+    private final List<Host> workers = new ArrayList<>();
     private final int slots;
     private final PartitionKind blocking;
     private volatile @Nullable JobRun current;
@@ -129,8 +130,11 @@ public final class LocalEngine implements AutoCloseable {
         }
     }
 
-    /** A worker: its shuffle layer and its task slots. */
-    record Worker(int index, ShuffleWorker shuffle, ExecutorService slots, Path directory) {}
+    /**
+     * What a worker keeps from job to job: its shuffle layer, its task slots and its directory
+     * (each job runs a {@link io.railyard.worker.Worker} over them).
+     */
+    record Host(int index, ShuffleWorker shuffle, ExecutorService slots, Path directory) {}
 
     /**
      * An engine of {@code numWorkers} workers with {@code slotsPerWorker} slots each, writing under
@@ -164,7 +168,7 @@ public final class LocalEngine implements AutoCloseable {
                 ShuffleWorker shuffle = new ShuffleWorker(options, dir);
                 int index = w;
                 ExecutorService threads = new SlotThreads(slotsPerWorker, index, busy, peakBusy);
-                workers.add(new Worker(w, shuffle, threads, dir));
+                workers.add(new Host(w, shuffle, threads, dir));
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -254,7 +258,7 @@ public final class LocalEngine implements AutoCloseable {
         checkRunnable(graph);
         long[] pagesBefore = new long[workers.size()];
         long[] filesBefore = new long[workers.size()];
-        for (Worker worker : workers) {
+        for (Host worker : workers) {
             pagesBefore[worker.index()] = worker.shuffle().bufferPool().pagesInUse();
             filesBefore[worker.index()] = files(worker.directory());
         }
@@ -272,7 +276,7 @@ public final class LocalEngine implements AutoCloseable {
             while (true) {
                 long pages = 0;
                 long files = 0;
-                for (Worker worker : workers) {
+                for (Host worker : workers) {
                     pages +=
                             worker.shuffle().bufferPool().pagesInUse()
                                     - pagesBefore[worker.index()];
@@ -340,7 +344,7 @@ public final class LocalEngine implements AutoCloseable {
     @Override
     public void close() throws IOException {
         IOException failure = null;
-        for (Worker worker : workers) {
+        for (Host worker : workers) {
             worker.slots().shutdownNow();
             try {
                 worker.slots().awaitTermination(30, TimeUnit.SECONDS);
@@ -369,7 +373,7 @@ public final class LocalEngine implements AutoCloseable {
         long written = 0;
         long readFromDisk = 0;
         long readFromMemory = 0;
-        for (Worker worker : workers) {
+        for (Host worker : workers) {
             ShuffleWorker.ShuffleStats stats = worker.shuffle().stats();
             HybridStats hybrid = worker.shuffle().hybridStats();
             // stats() counts every writer's data file, hybrid ones' included, but not the IO

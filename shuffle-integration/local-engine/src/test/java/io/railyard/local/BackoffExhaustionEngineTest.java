@@ -10,6 +10,7 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
+import io.railyard.worker.TaskCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -11,6 +11,8 @@ import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.RandomJobGraphs;
 import io.railyard.topology.ResultPartitionType;
+import io.railyard.worker.Tally;
+import io.railyard.worker.TaskCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -10,6 +10,8 @@ import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
+import io.railyard.worker.TaskCode;
+import io.railyard.worker.TaskContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -9,6 +9,7 @@ import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.JobGraphBuilder;
 import io.railyard.topology.ResultPartitionType;
+import io.railyard.worker.TaskCode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,4 +1,4 @@
-package io.railyard.local;
+package io.railyard.worker;
 
 /**
  * What one task attempt does: reads its inputs, emits to its outputs, and returns what it commits.

@@ -1,4 +1,4 @@
-package io.railyard.local;
+package io.railyard.worker;
 
 import io.railyard.shuffle.partition.RecordDecoder;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.railyard.local;
+package io.railyard.worker;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;

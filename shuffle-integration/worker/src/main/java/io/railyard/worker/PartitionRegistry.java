@@ -1,0 +1,172 @@
+package io.railyard.worker;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.partition.PartitionLostException;
+import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.topology.PartitionId;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The result partitions one worker holds, by id: a producer registers each partition once it is
+ * readable, a consumer — on this worker or, through a {@link PartitionLocator}, on another — finds
+ * it, and the JobManager releases it. Flink's counterpart is a TaskManager's result-partition
+ * manager.
+ *
+ * <ul>
+ *   <li>A consumer may ask before the producer registered the partition (both deployed in one step,
+ *       the consumer's slot first — Flink's consumers retry a partition request likewise): {@link
+ *       #await} waits for it, for at most {@value #WAIT_MILLIS} ms without it appearing.
+ *   <li>A released partition is gone for good: asking for it fails at once with {@link
+ *       PartitionLostException}, naming it.
+ *   <li>A producer that is cancelled must not leave a partition behind: {@link #register} refuses
+ *       it once its cancellation has run through {@link #cancel} (the caller releases it).
+ * </ul>
+ *
+ * <p>Thread-safe: one monitor guards the registry; waiting consumers wait on it (and re-check their
+ * own cancellation at least every 50 ms). A partition's release runs outside the monitor.
+ * Operations are O(1) but {@link #releaseAll}, O(partitions).
+ */
+public final class PartitionRegistry {
+    /** How long {@link #await} waits for a partition nobody registered. */
+    public static final long WAIT_MILLIS = 30_000;
+
+    private static final long RECHECK_MILLIS = 50;
+
+    @GuardedBy("this")
+    private final Map<PartitionId, ResultPartition> partitions = new HashMap<>();
+
+    @GuardedBy("this")
+    private final Set<PartitionId> released = new HashSet<>();
+
+    /** Who registers a partition: the task attempt that produced it. */
+    public interface Producer {
+        /** Whether the attempt was cancelled (read under the registry's monitor). */
+        boolean isCancelled();
+    }
+
+    /** What waits for a partition: a task attempt that gives up when it is cancelled. */
+    public interface Waiter {
+        /**
+         * Throws if the waiting attempt was cancelled or lost its worker.
+         *
+         * @throws RuntimeException the attempt's cancellation or loss
+         */
+        void checkNotCancelled();
+    }
+
+    /**
+     * Makes {@code partition} readable as {@code id}; false (nothing registered) if {@code
+     * producer} was cancelled: its partitions are released as it is cancelled, so one it finishes
+     * afterwards must not stay behind — the caller releases it.
+     */
+    public synchronized boolean register(
+            PartitionId id, ResultPartition partition, Producer producer) {
+        if (producer.isCancelled()) {
+            return false;
+        }
+        partitions.put(id, partition);
+        notifyAll();
+        return true;
+    }
+
+    /**
+     * Runs {@code cancellation} (which cancels a producer) under the registry's monitor, so that a
+     * {@link #register} of that producer either happened before (its partition is then released by
+     * the caller's release requests) or is refused.
+     */
+    public synchronized void cancel(Runnable cancellation) {
+        cancellation.run();
+    }
+
+    /**
+     * The partition {@code id}, waiting for it if it is not registered yet; see the class notes.
+     *
+     * @throws PartitionLostException naming {@code id}, if it was released or did not appear in
+     *     time
+     * @throws InterruptedException if the thread was interrupted while waiting
+     * @throws RuntimeException {@code waiter}'s cancellation, checked while waiting
+     */
+    public synchronized ResultPartition await(PartitionId id, Waiter waiter)
+            throws PartitionLostException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (true) {
+            ResultPartition partition = partitions.get(id);
+            if (partition != null) {
+                return partition;
+            }
+            if (released.contains(id)) {
+                throw new PartitionLostException(id, "it was released", null);
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new PartitionLostException(
+                        id, "no producer registered it within " + WAIT_MILLIS + " ms", null);
+            }
+            waiter.checkNotCancelled();
+            wait(Math.max(1, Math.min(RECHECK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));
+        }
+    }
+
+    /**
+     * Releases {@code id}: its memory and files go, and asking for it fails from now on.
+     * Idempotent.
+     *
+     * @return whether it was registered
+     * @throws IOException if its files cannot be deleted (the worker's leak count shows them)
+     */
+    public boolean release(PartitionId id) throws IOException {
+        ResultPartition partition;
+        synchronized (this) {
+            released.add(id);
+            partition = partitions.remove(id);
+            notifyAll();
+        }
+        if (partition == null) {
+            return false;
+        }
+        partition.release();
+        return true;
+    }
+
+    /**
+     * Releases every registered partition, as {@link #release} does each.
+     *
+     * @return the ids released, in no particular order
+     * @throws IOException the first failure to delete a partition's files, the later ones
+     *     suppressed in it; every partition is released nevertheless
+     */
+    public List<PartitionId> releaseAll() throws IOException {
+        List<PartitionId> ids;
+        synchronized (this) {
+            ids = new ArrayList<>(partitions.keySet());
+        }
+        IOException failure = null;
+        for (PartitionId id : ids) {
+            try {
+                release(id);
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return ids;
+    }
+
+    /** Partitions registered and not released. */
+    public synchronized int size() {
+        return partitions.size();
+    }
+}

@@ -1,0 +1,123 @@
+package io.railyard.worker;
+
+import io.railyard.deployment.BlobStore;
+import io.railyard.deployment.GroupDescriptors;
+import io.railyard.deployment.InputDescriptor;
+import io.railyard.deployment.TaskDeploymentDescriptor;
+import io.railyard.deployment.WorkerDescriptorCache;
+import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.shuffle.partition.PartitionLostException;
+import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.shuffle.partition.ShuffleWorker;
+import io.railyard.topology.PartitionId;
+import io.railyard.topology.ResultPartitionType;
+import java.io.IOException;
+
+/**
+ * One worker's shuffle environment, the worker side of the JobManager seam (Flink's {@code
+ * ShuffleEnvironment}): a task attempt's deployment descriptor goes in, its result-partition
+ * writers and input gates come out ({@link #deploy}, then {@link TaskShuffle}). It holds the
+ * worker's {@link ShuffleWorker} (buffer pool, directory, IO thread), the partitions the worker
+ * holds ({@link PartitionRegistry}), the worker's cache of consumed-group descriptors, and reaches
+ * the partitions of other workers through a {@link PartitionLocator} — in-process for the local
+ * engine, over the network for a worker in its own process.
+ *
+ * <p>Result types map to partition kinds ({@link #kindOf}): BLOCKING to the worker's blocking kind
+ * ({@link PartitionKind#SORT} or {@link PartitionKind#HASH}), HYBRID_FULL and HYBRID_SELECTIVE to
+ * the hybrid kinds, PIPELINED and PIPELINED_BOUNDED to {@link PartitionKind#PIPELINED}.
+ *
+ * <p>Thread-safe: task threads deploy, open and finish concurrently; each {@link TaskShuffle} is
+ * then owned by its task. Offloaded descriptor groups are fetched and decoded once per worker.
+ */
+public final class ShuffleEnvironment {
+    private final int worker;
+    private final ShuffleWorker shuffle;
+    private final PartitionKind blocking;
+    private final PartitionRegistry partitions = new PartitionRegistry();
+    private final WorkerDescriptorCache descriptors;
+    private final PartitionLocator peers;
+
+    /**
+     * The environment of worker {@code worker}, writing through {@code shuffle}, BLOCKING results
+     * as {@code blocking} partitions, offloaded descriptor groups read from {@code blobs}, other
+     * workers' partitions found through {@code peers}.
+     *
+     * @throws IllegalArgumentException if {@code blocking} is readable while written (not SORT or
+     *     HASH)
+     */
+    public ShuffleEnvironment(
+            int worker,
+            ShuffleWorker shuffle,
+            PartitionKind blocking,
+            BlobStore blobs,
+            PartitionLocator peers) {
+        if (blocking.isReadableWhileWritten()) {
+            throw new IllegalArgumentException(
+                    "the partition kind of BLOCKING results must be SORT or HASH, was " + blocking);
+        }
+        this.worker = worker;
+        this.shuffle = shuffle;
+        this.blocking = blocking;
+        this.descriptors = new WorkerDescriptorCache(blobs);
+        this.peers = peers;
+    }
+
+    /** This worker's index in the job's worker table. */
+    public int worker() {
+        return worker;
+    }
+
+    /** This worker's shuffle layer. */
+    public ShuffleWorker shuffle() {
+        return shuffle;
+    }
+
+    /** The partitions this worker holds. */
+    public PartitionRegistry partitions() {
+        return partitions;
+    }
+
+    /**
+     * The shuffle of the attempt {@code descriptor} describes, run by {@code attempt}: the
+     * partitions readable while written (hybrid, pipelined) are created and registered now, so a
+     * consumer deployed with or after it finds them; blocking ones when the task starts ({@link
+     * TaskShuffle#createBlockingPartitions}).
+     *
+     * @throws IOException if a partition cannot be created; what was created is closed
+     */
+    public TaskShuffle deploy(TaskDeploymentDescriptor descriptor, TaskShuffle.Attempt attempt)
+            throws IOException {
+        TaskShuffle task = new TaskShuffle(this, descriptor, attempt);
+        try {
+            task.createEarlyPartitions();
+        } catch (IOException | RuntimeException e) {
+            task.close();
+            throw e;
+        }
+        return task;
+    }
+
+    /** The partition kind of results of {@code type} on this worker. */
+    public PartitionKind kindOf(ResultPartitionType type) {
+        return switch (type) {
+            case BLOCKING -> blocking;
+            case HYBRID_FULL -> PartitionKind.HYBRID_FULL;
+            case HYBRID_SELECTIVE -> PartitionKind.HYBRID_SELECTIVE;
+            case PIPELINED, PIPELINED_BOUNDED -> PartitionKind.PIPELINED;
+        };
+    }
+
+    /** The decoded group an input descriptor names (an offloaded one fetched once). */
+    GroupDescriptors resolve(InputDescriptor input) throws IOException {
+        return descriptors.resolve(input);
+    }
+
+    /**
+     * Partition {@code id}, held by worker {@code holder}: from this worker's registry if it is
+     * this worker, else through the locator; waits for it as {@link PartitionRegistry#await} does.
+     */
+    ResultPartition partition(int holder, PartitionId id, PartitionRegistry.Waiter waiter)
+            throws PartitionLostException, InterruptedException {
+        return holder == worker ? partitions.await(id, waiter) : peers.find(holder, id, waiter);
+    }
+}

@@ -1,0 +1,114 @@
+package io.railyard.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.shuffle.partition.PartitionLostException;
+import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.shuffle.partition.ShuffleWorker;
+import io.railyard.topology.PartitionId;
+import java.nio.file.Path;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A worker's partition registry: waiting for a partition, release, cancelled producers. */
+class PartitionRegistryTest {
+    private static final ShuffleOptions OPTIONS =
+            ShuffleOptions.builder().pageSizeBytes(4096).totalPages(512).build();
+    private static final PartitionRegistry.Waiter PATIENT = () -> {};
+    private final PartitionRegistry registry = new PartitionRegistry();
+    private final PartitionId id = new PartitionId(3, 1);
+    @TempDir Path dir;
+    private ShuffleWorker shuffle;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        shuffle = new ShuffleWorker(OPTIONS, dir.resolve("w"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        registry.releaseAll();
+        shuffle.close();
+    }
+
+    /** A finished, empty sort partition of {@code partition}. */
+    private ResultPartition finished(PartitionId partition) throws Exception {
+        return shuffle.createPartition(partition, 2, PartitionKind.SORT).finish();
+    }
+
+    @Test
+    void aConsumerAskingFirst_getsThePartitionOnceItsProducerRegistersIt() throws Exception {
+        CompletableFuture<ResultPartition> found =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return registry.await(id, PATIENT);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+        Thread.sleep(20); // most likely waiting by now; either order must work
+        ResultPartition partition = finished(id);
+
+        assertThat(registry.register(id, partition, () -> false)).isTrue();
+        assertThat(found.get(10, TimeUnit.SECONDS)).isSameAs(partition);
+        assertThat(registry.size()).isEqualTo(1);
+    }
+
+    @Test
+    void aReleasedPartition_isLostAtOnce_namingIt() throws Exception {
+        ResultPartition partition = finished(id);
+        registry.register(id, partition, () -> false);
+
+        assertThat(registry.release(id)).isTrue();
+
+        assertThat(partition.isReleased()).isTrue();
+        assertThatThrownBy(() -> registry.await(id, PATIENT))
+                .isInstanceOf(PartitionLostException.class)
+                .hasMessageContaining("p3.a1")
+                .hasMessageContaining("released")
+                .satisfies(
+                        e -> assertThat(((PartitionLostException) e).partitionId()).isEqualTo(id));
+        assertThat(registry.release(id)).as("idempotent").isFalse();
+    }
+
+    @Test
+    void aCancelledProducer_cannotRegister() throws Exception {
+        boolean[] cancelled = {false};
+        registry.cancel(() -> cancelled[0] = true);
+        ResultPartition partition = finished(id);
+
+        assertThat(registry.register(id, partition, () -> cancelled[0])).isFalse();
+        assertThat(registry.size()).isZero();
+        partition.release();
+    }
+
+    @Test
+    void aWaitingConsumer_thatIsCancelled_stopsWaiting() {
+        PartitionRegistry.Waiter cancelled =
+                () -> {
+                    throw new CancellationException("the consumer was cancelled");
+                };
+
+        assertThatThrownBy(() -> registry.await(id, cancelled))
+                .isInstanceOf(CancellationException.class);
+    }
+
+    @Test
+    void releaseAll_releasesEveryPartition_andNamesThem() throws Exception {
+        PartitionId other = new PartitionId(4, 0);
+        registry.register(id, finished(id), () -> false);
+        registry.register(other, finished(other), () -> false);
+
+        assertThat(registry.releaseAll()).containsExactlyInAnyOrder(id, other);
+        assertThat(registry.size()).isZero();
+    }
+}

@@ -1,0 +1,198 @@
+package io.railyard.worker;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.deployment.DeploymentDescriptors;
+import io.railyard.deployment.InMemoryBlobStore;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.StaticShuffleDescriptors;
+import io.railyard.deployment.TaskDeploymentDescriptor;
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.shuffle.partition.PartitionLostException;
+import io.railyard.shuffle.partition.RecordDecoder;
+import io.railyard.shuffle.partition.ResultPartitionWriter;
+import io.railyard.shuffle.partition.ShuffleWorker;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.PartitionId;
+import io.railyard.topology.ResultPartitionType;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The descriptor adapter: a task's encoded deployment descriptor in, its writers and gates out — on
+ * two workers, each reading its own partitions from its registry and the other's through the
+ * locator, as a worker in another process will through the network.
+ */
+class ShuffleEnvironmentTest {
+    private static final ShuffleOptions OPTIONS =
+            ShuffleOptions.builder().pageSizeBytes(4096).totalPages(256).build();
+    private static final int P = 2;
+    private final InMemoryBlobStore blobs = new InMemoryBlobStore();
+    private final AtomicInteger remoteLookups = new AtomicInteger();
+    private final List<ShuffleEnvironment> workers = new ArrayList<>();
+    @TempDir Path dir;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        for (int w = 0; w < 2; w++) {
+            ShuffleWorker shuffle = new ShuffleWorker(OPTIONS, dir.resolve("w" + w));
+            workers.add(
+                    new ShuffleEnvironment(w, shuffle, PartitionKind.SORT, blobs, this::remote));
+        }
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (ShuffleEnvironment worker : workers) {
+            worker.partitions().releaseAll();
+            worker.shuffle().close();
+        }
+    }
+
+    private io.railyard.shuffle.partition.ResultPartition remote(
+            int worker, PartitionId id, PartitionRegistry.Waiter waiter)
+            throws PartitionLostException, InterruptedException {
+        remoteLookups.incrementAndGet();
+        return workers.get(worker).partitions().await(id, waiter);
+    }
+
+    /** source (P) -> sink (P), all-to-all of {@code type}; task t runs on worker t mod 2. */
+    private static JobGraph job(ResultPartitionType type) {
+        return JobGraph.builder()
+                .addVertex("source", P)
+                .addVertex("sink", P)
+                .connect("source", "sink", ALL_TO_ALL, type)
+                .build();
+    }
+
+    private static List<TaskDeploymentDescriptor> descriptors(JobGraph graph) throws Exception {
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        new JobId(1, 2),
+                        ExecutionTopology.of(graph),
+                        new StaticShuffleDescriptors(graph, 2),
+                        new InMemoryBlobStore(),
+                        OffloadOptions.NEVER);
+        List<TaskDeploymentDescriptor> all = new ArrayList<>();
+        for (int task = 0; task < graph.numTasks(); task++) {
+            // Through the bytes, as a worker receives them.
+            all.add(TaskDeploymentDescriptor.decode(descriptors.create(task, 0).encode()));
+        }
+        return all;
+    }
+
+    /** An attempt that is never cancelled. */
+    private static final TaskShuffle.Attempt RUNNING =
+            new TaskShuffle.Attempt() {
+                @Override
+                public boolean isCancelled() {
+                    return false;
+                }
+
+                @Override
+                public void checkNotCancelled() {}
+            };
+
+    @ParameterizedTest
+    @EnumSource(
+            value = ResultPartitionType.class,
+            names = {"BLOCKING", "HYBRID_FULL"})
+    void descriptorsIn_writersAndGatesOut_acrossWorkers(ResultPartitionType type) throws Exception {
+        JobGraph graph = job(type);
+        List<TaskDeploymentDescriptor> tasks = descriptors(graph);
+
+        for (int source = 0; source < P; source++) {
+            TaskShuffle shuffle = workers.get(source % 2).deploy(tasks.get(source), RUNNING);
+            shuffle.createBlockingPartitions();
+            ResultPartitionWriter out = shuffle.output(0);
+            assertThat(out.kind())
+                    .isEqualTo(
+                            type == ResultPartitionType.BLOCKING
+                                    ? PartitionKind.SORT
+                                    : PartitionKind.HYBRID_FULL);
+            for (int sink = 0; sink < P; sink++) {
+                out.emit(utf8("from " + source + " to " + sink), sink);
+            }
+            shuffle.finish();
+            shuffle.close();
+        }
+        for (int sink = 0; sink < P; sink++) {
+            int task = P + sink;
+            TaskShuffle shuffle = workers.get(task % 2).deploy(tasks.get(task), RUNNING);
+            List<InputGate> gates = shuffle.openInputGates();
+
+            assertThat(gates).hasSize(1);
+            assertThat(readAll(gates.get(0)))
+                    .containsExactlyInAnyOrder("from 0 to " + sink, "from 1 to " + sink);
+            shuffle.close();
+        }
+        assertThat(remoteLookups)
+                .as("each sink reads one partition of the other worker")
+                .hasValue(2);
+    }
+
+    @Test
+    void aReleasedInput_failsTheGate_namingThePartition() throws Exception {
+        JobGraph graph = job(ResultPartitionType.BLOCKING);
+        List<TaskDeploymentDescriptor> tasks = descriptors(graph);
+        for (int source = 0; source < P; source++) {
+            TaskShuffle shuffle = workers.get(source % 2).deploy(tasks.get(source), RUNNING);
+            shuffle.createBlockingPartitions();
+            shuffle.finish();
+        }
+        workers.get(1).partitions().release(new PartitionId(1, 0)); // on the other worker
+
+        TaskShuffle sink = workers.get(0).deploy(tasks.get(2), RUNNING);
+
+        assertThatThrownBy(sink::openInputGates)
+                .isInstanceOf(PartitionLostException.class)
+                .satisfies(
+                        e ->
+                                assertThat(((PartitionLostException) e).partitionId())
+                                        .isEqualTo(new PartitionId(1, 0)));
+        sink.close();
+    }
+
+    private static ByteBuffer utf8(String text) {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static List<String> readAll(InputGate gate) throws Exception {
+        List<String> records = new ArrayList<>();
+        RecordDecoder decoder = new RecordDecoder(gate.numChannels());
+        while (!gate.isFinished()) {
+            InputGate.Buffer buffer = gate.poll();
+            if (buffer == null) {
+                gate.availability().get(10, TimeUnit.SECONDS);
+                continue;
+            }
+            try {
+                decoder.decode(
+                        buffer.channel(),
+                        buffer.data(),
+                        (channel, record) ->
+                                records.add(StandardCharsets.UTF_8.decode(record).toString()));
+            } finally {
+                buffer.recycle();
+            }
+        }
+        return records;
+    }
+}
