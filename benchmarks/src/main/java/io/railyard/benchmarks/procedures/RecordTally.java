@@ -1,7 +1,7 @@
 package io.railyard.benchmarks.procedures;
 
 import io.railyard.local.Tally;
-import io.railyard.shuffle.partition.RecordDecoder;
+import io.railyard.shuffle.format.RecordDecoder;
 import java.nio.ByteBuffer;
 
 /**
