@@ -1,7 +1,7 @@
 package io.railyard.benchmarks.procedures;
 
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.InputGate;
-import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.railyard.benchmarks.procedures;
 
-import io.railyard.shuffle.partition.RecordDecoder;
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.worker.Tally;
 import java.nio.ByteBuffer;
 

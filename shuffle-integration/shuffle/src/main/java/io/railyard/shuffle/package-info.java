@@ -1,7 +1,9 @@
 /**
- * The shuffle layer's settings and directories: {@code ShuffleOptions} (every key, default and
- * range) and {@code ShuffleDirectory} (owner-marked directories, swept after a crash). Pages live
- * in {@code .buffer}; partitions, their files and their reading in {@code .partition}.
+ * The shuffle layer's settings, directories and lost-partition failure: {@code ShuffleOptions}
+ * (every key, default and range), {@code ShuffleDirectory} (owner-marked directories, swept after a
+ * crash) and {@code PartitionLostException}. Pages live in {@code .buffer}, frames and index
+ * entries in {@code .format}, partitions and their reading in {@code .partition} (which depends on
+ * the other two; nothing depends on it).
  *
  * <p>Threading: {@code ShuffleOptions} is immutable; {@code ShuffleDirectory} is thread-safe.
  *

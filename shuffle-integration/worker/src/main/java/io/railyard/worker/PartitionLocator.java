@@ -1,6 +1,6 @@
 package io.railyard.worker;
 
-import io.railyard.shuffle.partition.PartitionLostException;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.PartitionId;
 

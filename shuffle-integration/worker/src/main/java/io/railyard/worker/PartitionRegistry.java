@@ -1,7 +1,7 @@
 package io.railyard.worker;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import io.railyard.shuffle.partition.PartitionLostException;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.railyard.worker;
 
-import io.railyard.shuffle.partition.RecordDecoder;
+import io.railyard.shuffle.format.RecordDecoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

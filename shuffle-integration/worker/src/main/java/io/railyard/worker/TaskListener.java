@@ -14,8 +14,7 @@ public interface TaskListener {
     /**
      * Attempt {@code attempt} failed with {@code cause} (not reported for an attempt that was
      * cancelled: its end is expected). A lost input surfaces as a {@link
-     * io.railyard.shuffle.partition.PartitionLostException} in the cause chain, naming the
-     * partition.
+     * io.railyard.shuffle.PartitionLostException} in the cause chain, naming the partition.
      */
     void failed(AttemptId attempt, Throwable cause);
 }

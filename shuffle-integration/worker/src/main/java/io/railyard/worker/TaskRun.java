@@ -1,8 +1,8 @@
 package io.railyard.worker;
 
 import io.railyard.deployment.TaskDeploymentDescriptor;
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.InputGate;
-import io.railyard.shuffle.partition.RecordDecoder;
 import io.railyard.shuffle.partition.ResultPartitionWriter;
 import io.railyard.topology.AttemptId;
 import java.io.IOException;

@@ -108,7 +108,7 @@ public final class TaskShuffle implements AutoCloseable {
      * partitions whose producers have not registered them yet; the gates start reading at once.
      *
      * @throws IOException if a group cannot be resolved or a partition is lost ({@link
-     *     io.railyard.shuffle.partition.PartitionLostException} names it)
+     *     io.railyard.shuffle.PartitionLostException} names it)
      * @throws InterruptedException if interrupted while waiting for a partition
      * @throws IllegalStateException if an input reads more than one subpartition (a gate reads one)
      */

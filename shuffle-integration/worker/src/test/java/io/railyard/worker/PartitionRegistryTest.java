@@ -3,9 +3,9 @@ package io.railyard.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
-import io.railyard.shuffle.partition.PartitionLostException;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;

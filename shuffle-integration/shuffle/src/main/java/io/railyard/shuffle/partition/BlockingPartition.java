@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

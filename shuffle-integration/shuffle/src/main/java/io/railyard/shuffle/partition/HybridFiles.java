@@ -1,6 +1,7 @@
 package io.railyard.shuffle.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;

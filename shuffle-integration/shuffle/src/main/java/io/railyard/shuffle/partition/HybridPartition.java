@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.topology.PartitionId;

@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;

@@ -1,6 +1,11 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.format.CorruptPartitionFileException;
+import io.railyard.shuffle.format.FrameCodec;
+import io.railyard.shuffle.format.FrameContext;
+import io.railyard.shuffle.format.FrameHeader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -219,7 +224,7 @@ final class HybridReader {
                 viewed = page;
             }
             int inPage = at - starts[page];
-            context.at(partition, partition.dataFile(), at).inMemory(region.index());
+            context.at(partition.id(), partition.dataFile(), at).inMemory(region.index());
             FrameHeader reused = memoryHeader;
             if (reused == null) {
                 reused = new FrameHeader();
@@ -270,7 +275,7 @@ final class HybridReader {
         }
         int at = 0;
         while (at < left) {
-            context.at(partition, path, position + at);
+            context.at(partition.id(), path, position + at);
             if (at + FrameHeader.BYTES > got) {
                 return checkNotTruncated(got < length, context);
             }

@@ -1,6 +1,7 @@
 package io.railyard.shuffle.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import java.nio.ByteBuffer;

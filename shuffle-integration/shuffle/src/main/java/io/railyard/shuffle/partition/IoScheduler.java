@@ -2,9 +2,14 @@ package io.railyard.shuffle.partition;
 
 import com.google.common.util.concurrent.Uninterruptibles;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.format.CorruptPartitionFileException;
+import io.railyard.shuffle.format.FrameCodec;
+import io.railyard.shuffle.format.FrameContext;
+import io.railyard.shuffle.format.FrameHeader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -659,7 +664,7 @@ final class IoScheduler implements AutoCloseable {
         while (channel.remaining > 0) {
             long at = channel.offset;
             int position = (int) (at - start);
-            context.at(partition, file.path, at);
+            context.at(partition.id(), file.path, at);
             if (position + FrameHeader.BYTES > got) {
                 checkNotTruncated(eof);
                 return;

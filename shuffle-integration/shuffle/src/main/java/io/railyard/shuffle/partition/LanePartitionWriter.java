@@ -2,6 +2,8 @@ package io.railyard.shuffle.partition;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.format.FrameCodec;
+import io.railyard.shuffle.format.LaneStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.shuffle.format.FrameHeader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,5 +1,7 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.shuffle.format.FrameCodec;
+import io.railyard.shuffle.format.LaneStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

@@ -1,5 +1,8 @@
 package io.railyard.shuffle.partition;
 
+import io.railyard.shuffle.format.FrameCodec;
+import io.railyard.shuffle.format.IndexEntry;
+import io.railyard.shuffle.format.SortIndex;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.format.FrameCodec;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;

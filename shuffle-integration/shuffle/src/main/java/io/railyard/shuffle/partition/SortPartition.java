@@ -1,6 +1,11 @@
 package io.railyard.shuffle.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.PartitionLostException;
+import io.railyard.shuffle.format.CorruptPartitionFileException;
+import io.railyard.shuffle.format.FrameContext;
+import io.railyard.shuffle.format.IndexEntry;
+import io.railyard.shuffle.format.SortIndex;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,9 +1,10 @@
 /**
  * Result partitions and their readers: {@code ShuffleWorker} (pool, directory and IO thread of one
- * worker) makes sort- and hash-based {@code PartitionWriter}s, {@code HybridPartitionWriter}s
- * (readable while written; full or selective spilling, or pipelined and bounded in memory) and
- * {@code InputGate}s read by {@code RecordDecoder}; one frame format ({@code FrameHeader}; sort
- * index entries, {@code IndexEntry}).
+ * worker) makes writers of one {@code PartitionKind} — sort- and hash-based {@code
+ * PartitionWriter}s, {@code HybridPartitionWriter}s (readable while written; full or selective
+ * spilling, or pipelined and bounded in memory) — and {@code InputGate}s, whose buffers {@code
+ * io.railyard.shuffle.format.RecordDecoder} turns back into records. Frames and index entries are
+ * {@code .format}'s.
  *
  * <p>Threading: writers, gate polling and decoders belong to their task's thread; the one IO thread
  * ({@code IoScheduler}) owns every read cursor and runs hybrid spills; the worker, partitions and

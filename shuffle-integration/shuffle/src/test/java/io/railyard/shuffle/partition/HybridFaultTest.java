@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.format.CorruptPartitionFileException;
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

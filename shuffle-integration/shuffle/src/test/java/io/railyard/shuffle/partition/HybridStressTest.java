@@ -7,6 +7,7 @@ import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

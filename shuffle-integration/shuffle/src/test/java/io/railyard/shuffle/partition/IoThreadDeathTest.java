@@ -3,6 +3,7 @@ package io.railyard.shuffle.partition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import java.nio.ByteBuffer;

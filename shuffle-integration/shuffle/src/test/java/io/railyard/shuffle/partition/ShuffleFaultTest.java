@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
+import io.railyard.shuffle.format.CorruptPartitionFileException;
+import io.railyard.shuffle.format.IndexEntry;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import io.railyard.testing.LeakDetector.KeepsFiles;
 import java.io.IOException;

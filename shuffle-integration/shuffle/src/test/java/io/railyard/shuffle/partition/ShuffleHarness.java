@@ -2,6 +2,7 @@ package io.railyard.shuffle.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.shuffle.format.IndexEntry;
 import io.railyard.shuffle.partition.ShuffleHarness.Stream;
 import java.nio.file.Files;
 import java.nio.file.Path;

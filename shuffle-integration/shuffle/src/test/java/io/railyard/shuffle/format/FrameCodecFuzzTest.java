@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.topology.PartitionId;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -53,7 +54,7 @@ class FrameCodecFuzzTest {
         int position = 0;
         while (page.capacity() - position >= FrameHeader.BYTES) {
             header.wrap(page, position);
-            at.at(ShuffleHarness.id(0), FILE, position);
+            at.at(new PartitionId(0, 0), FILE, position);
             int length;
             try {
                 length = codec.frameLength(header, at);

@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
@@ -9,19 +9,14 @@ import org.jspecify.annotations.Nullable;
  * Where a frame is being read (partition, file, byte offset; or a region in memory), so a failed
  * check names it. Mutable and reused per frame; not thread-safe.
  */
-final class FrameContext {
+public final class FrameContext {
     private @Nullable PartitionId id;
     private Path file = Path.of("");
     private long offset;
     private int memoryRegion = -1;
 
-    /** A frame at byte {@code offset} of {@code file} of {@code partition}. */
-    FrameContext at(ResultPartition partition, Path file, long offset) {
-        return at(partition.id(), file, offset);
-    }
-
     /** A frame at byte {@code offset} of {@code file} of partition {@code id}. */
-    FrameContext at(PartitionId id, Path file, long offset) {
+    public FrameContext at(PartitionId id, Path file, long offset) {
         this.id = id;
         this.file = file;
         this.offset = offset;
@@ -30,12 +25,16 @@ final class FrameContext {
     }
 
     /** The frame is read from memory: region {@code region} of a hybrid partition. */
-    FrameContext inMemory(int region) {
+    public FrameContext inMemory(int region) {
         this.memoryRegion = region;
         return this;
     }
 
-    CorruptPartitionFileException corrupt(String reason) {
+    /**
+     * The exception for the frame here failing a check for {@code reason}: it names the partition,
+     * the file and the byte offset, or the region in memory. Allocates it.
+     */
+    public CorruptPartitionFileException corrupt(String reason) {
         return new CorruptPartitionFileException(
                 Objects.requireNonNull(id, "a frame's check failed before it was located"),
                 file,

@@ -1,8 +1,9 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.railyard.topology.PartitionId;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -68,7 +69,7 @@ class IndexEntryTest {
         ByteBuffer page = ByteBuffer.allocate(IndexEntry.BYTES);
         index.put(page, Long.MAX_VALUE - 10, 100, 0, 0);
         IndexEntry entry = new IndexEntry().wrap(page, 0);
-        FrameContext at = new FrameContext().at(ShuffleHarness.id(0), Path.of("/x/p.data"), 32);
+        FrameContext at = new FrameContext().at(new PartitionId(0, 0), Path.of("/x/p.data"), 32);
 
         assertThatThrownBy(() -> index.check(entry, 0, 0, 4096, at))
                 .isInstanceOf(CorruptPartitionFileException.class)

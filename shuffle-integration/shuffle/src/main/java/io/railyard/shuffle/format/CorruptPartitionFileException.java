@@ -1,5 +1,6 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
 

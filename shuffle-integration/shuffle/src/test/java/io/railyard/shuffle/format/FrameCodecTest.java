@@ -1,10 +1,11 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import io.railyard.topology.PartitionId;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -29,7 +30,7 @@ class FrameCodecTest {
 
     private final FrameCodec codec = new FrameCodec(LZ4);
     private final FrameContext at =
-            new FrameContext().at(ShuffleHarness.id(0), Path.of("/x/p.data"), 4096);
+            new FrameContext().at(new PartitionId(0, 0), Path.of("/x/p.data"), 4096);
 
     /** A sealed frame of {@code payload} (compressible), copied out of its page. */
     private ByteBuffer seal(byte[] payload) {

@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle;
 
 import io.railyard.topology.PartitionId;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
@@ -29,7 +29,7 @@ import java.util.zip.CRC32C;
  * <p>Not thread-safe: a view is owned by one thread (a codec, or the IO thread) and re-wrapped per
  * frame. Every method is O(1) and allocates nothing.
  */
-final class FrameHeader {
+public final class FrameHeader {
     /** Offset of the 2-byte magic. */
     static final int MAGIC_FIELD_OFFSET = 0;
 
@@ -55,7 +55,7 @@ final class FrameHeader {
     static final int CRC_FIELD_OFFSET = 20;
 
     /** Bytes of the header; the stored payload follows. */
-    static final int BYTES = 24;
+    public static final int BYTES = 24;
 
     /** The magic every frame starts with ("Ry"). */
     static final int MAGIC = 0x5279;
@@ -67,7 +67,7 @@ final class FrameHeader {
     private int offset;
 
     /** Points this view at the header that starts at {@code offset} in {@code buffer}. */
-    FrameHeader wrap(ByteBuffer buffer, int offset) {
+    public FrameHeader wrap(ByteBuffer buffer, int offset) {
         this.buffer = buffer;
         this.offset = offset;
         return this;
@@ -94,17 +94,17 @@ final class FrameHeader {
     }
 
     /** The lane: a subpartition, or {@link FrameCodec#BROADCAST_LANE}. */
-    int lane() {
+    public int lane() {
         return buffer.getInt(offset + LANE_FIELD_OFFSET);
     }
 
     /** The frame's number within its lane. */
-    int sequence() {
+    public int sequence() {
         return buffer.getInt(offset + SEQUENCE_FIELD_OFFSET);
     }
 
     /** The payload's length before compression. */
-    int uncompressedLength() {
+    public int uncompressedLength() {
         return buffer.getInt(offset + UNCOMPRESSED_LENGTH_FIELD_OFFSET);
     }
 

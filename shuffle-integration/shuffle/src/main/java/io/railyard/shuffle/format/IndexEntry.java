@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import java.nio.ByteBuffer;
 
@@ -21,7 +21,7 @@ import java.nio.ByteBuffer;
  * <p>Not thread-safe: a view is owned by one writer, or used under its partition's lock. Every
  * method is O(1) and allocates nothing.
  */
-final class IndexEntry {
+public final class IndexEntry {
     /** Offset of the 8-byte section offset. */
     static final int SECTION_OFFSET_FIELD_OFFSET = 0;
 
@@ -32,25 +32,25 @@ final class IndexEntry {
     static final int CRC_FIELD_OFFSET = 12;
 
     /** Bytes of one entry. */
-    static final int BYTES = 16;
+    public static final int BYTES = 16;
 
     private ByteBuffer buffer = ByteBuffer.allocate(0);
     private int offset;
 
     /** Points this view at the entry that starts at {@code offset} in {@code buffer}. */
-    IndexEntry wrap(ByteBuffer buffer, int offset) {
+    public IndexEntry wrap(ByteBuffer buffer, int offset) {
         this.buffer = buffer;
         this.offset = offset;
         return this;
     }
 
     /** Where the section starts in the data file. */
-    long sectionOffset() {
+    public long sectionOffset() {
         return buffer.getLong(offset + SECTION_OFFSET_FIELD_OFFSET);
     }
 
     /** The section's length in bytes. */
-    int sectionLength() {
+    public int sectionLength() {
         return buffer.getInt(offset + SECTION_LENGTH_FIELD_OFFSET);
     }
 

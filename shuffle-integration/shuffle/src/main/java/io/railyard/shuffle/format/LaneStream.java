@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
  * Not thread-safe; no allocation per record (sealing a frame allocates nothing with native LZ4, see
  * {@link FrameCodec}).
  */
-final class LaneStream {
+public final class LaneStream {
     /** Where pages of sealed frames go. */
-    interface FrameOutput {
+    public interface FrameOutput {
         /**
          * Takes the sealed frames in {@code page[position, limit)} and returns a page to fill next
          * (possibly the same one, once written).
@@ -35,7 +35,11 @@ final class LaneStream {
     private int sequence;
     private long laneBytes;
 
-    LaneStream(
+    /**
+     * A stream sealing frames with {@code codec} (compressing through {@code scratch}, null when it
+     * does not compress), filling {@code page} first and handing each full page to {@code output}.
+     */
+    public LaneStream(
             FrameCodec codec, @Nullable ByteBuffer scratch, FrameOutput output, ByteBuffer page) {
         this.codec = codec;
         this.scratch = scratch;
@@ -46,7 +50,7 @@ final class LaneStream {
     }
 
     /** Starts writing {@code lane} at frame number {@code firstSequence}; no frame is open. */
-    void start(int lane, int firstSequence) {
+    public void start(int lane, int firstSequence) {
         assert page.position() == frameStart + FrameHeader.BYTES;
         this.lane = lane;
         this.sequence = firstSequence;
@@ -54,7 +58,7 @@ final class LaneStream {
     }
 
     /** Appends the varint length of a record of {@code length} bytes. */
-    void putLength(int length) throws IOException {
+    public void putLength(int length) throws IOException {
         int value = length;
         while (true) {
             if (page.position() == frameEnd) {
@@ -70,7 +74,7 @@ final class LaneStream {
     }
 
     /** Appends {@code source[position, limit)}, consuming it. */
-    void putBytes(ByteBuffer source) throws IOException {
+    public void putBytes(ByteBuffer source) throws IOException {
         int end = source.limit();
         while (source.position() < end) {
             if (page.position() == frameEnd) {
@@ -84,13 +88,13 @@ final class LaneStream {
     }
 
     /** Seals the open frame, if it holds anything; returns the lane's next frame number. */
-    int finishLane() throws IOException {
+    public int finishLane() throws IOException {
         flushFrame();
         return sequence;
     }
 
     /** Hands the frames packed in the current page to the output. */
-    void drain() throws IOException {
+    public void drain() throws IOException {
         if (frameStart > 0) {
             page.limit(frameStart).position(0);
             page = output.write(page);
@@ -107,14 +111,14 @@ final class LaneStream {
      * Fills {@code next} from now on instead of the current page, which must hold nothing (right
      * after {@link #drain}, or before the first frame): the caller keeps the current page.
      */
-    void switchPage(ByteBuffer next) {
+    public void switchPage(ByteBuffer next) {
         assert frameStart == 0 && page.position() == FrameHeader.BYTES : "the page holds frames";
         page = next;
         startFrame(0);
     }
 
     /** Bytes of sealed frames (headers included) written for the current lane. */
-    long laneBytes() {
+    public long laneBytes() {
         return laneBytes;
     }
 

@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import java.nio.ByteBuffer;
 import java.util.Locale;
@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  * Not thread-safe (one per writer, and one per partition used under its lock); every method is O(1)
  * and allocates nothing but the exception {@link #check} throws.
  */
-final class SortIndex {
+public final class SortIndex {
     /** Bytes the checksum covers: offset (8), length (4), region (4), subpartition (4). */
     private static final int COVERED_BYTES = 20;
 
@@ -26,7 +26,7 @@ final class SortIndex {
      * Appends the entry for {@code (region, subpartition)} at {@code target}'s position, which
      * moves past it; {@code target} must have {@link IndexEntry#BYTES} remaining.
      */
-    void put(ByteBuffer target, long offset, int length, int region, int subpartition) {
+    public void put(ByteBuffer target, long offset, int length, int region, int subpartition) {
         int at = target.position();
         appending
                 .wrap(target, at)
@@ -35,7 +35,7 @@ final class SortIndex {
     }
 
     /** Whether {@code entry} holds a valid entry for {@code (region, subpartition)}. */
-    boolean valid(IndexEntry entry, int region, int subpartition) {
+    public boolean valid(IndexEntry entry, int region, int subpartition) {
         return entry.crc()
                 == checksum(entry.sectionOffset(), entry.sectionLength(), region, subpartition);
     }
@@ -45,7 +45,8 @@ final class SortIndex {
      * section it locates lies inside a data file of {@code fileBytes} bytes; throws naming where
      * the entry was read ({@code at}) otherwise.
      */
-    void check(IndexEntry entry, int region, int subpartition, long fileBytes, FrameContext at)
+    public void check(
+            IndexEntry entry, int region, int subpartition, long fileBytes, FrameContext at)
             throws CorruptPartitionFileException {
         if (!valid(entry, region, subpartition)) {
             throw at.corrupt(

@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

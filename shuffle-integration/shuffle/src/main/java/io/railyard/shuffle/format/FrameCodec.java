@@ -1,4 +1,4 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
@@ -25,9 +25,9 @@ import org.jspecify.annotations.Nullable;
  * (16 KiB) per compressed frame. Frames are packed back to back in a page when they are small (a
  * page then holds several).
  */
-final class FrameCodec {
+public final class FrameCodec {
     /** The lane of data every subpartition reads (broadcast). */
-    static final int BROADCAST_LANE = -1;
+    public static final int BROADCAST_LANE = -1;
 
     /** Codec id of a payload stored as written. */
     static final int CODEC_NONE = 0;
@@ -47,7 +47,8 @@ final class FrameCodec {
     private final CRC32C crc = new CRC32C();
     private final FrameHeader sealing = new FrameHeader();
 
-    FrameCodec(ShuffleOptions options) {
+    /** A codec for frames of {@code options}' page size and compression. */
+    public FrameCodec(ShuffleOptions options) {
         this(options, LZ4Factory.fastestInstance().safeDecompressor());
     }
 
@@ -77,7 +78,8 @@ final class FrameCodec {
         return maxPayload;
     }
 
-    boolean compresses() {
+    /** Whether frames are compressed (LZ4): a writer then needs a scratch page. */
+    public boolean compresses() {
         return compressor != null;
     }
 
@@ -126,7 +128,8 @@ final class FrameCodec {
      * The length of the whole frame whose header {@code header} views, after checking the magic,
      * version, codec and lengths; or throws naming the field.
      */
-    int frameLength(FrameHeader header, FrameContext at) throws CorruptPartitionFileException {
+    public int frameLength(FrameHeader header, FrameContext at)
+            throws CorruptPartitionFileException {
         int magic = header.magic();
         if (magic != FrameHeader.MAGIC) {
             throw at.corrupt("bad frame magic 0x" + Integer.toHexString(magic));
@@ -162,7 +165,7 @@ final class FrameCodec {
      * stored}; leaves the header's buffer cleared. The header and the payload may share one buffer
      * (a frame in a page).
      */
-    void open(FrameHeader header, ByteBuffer stored, ByteBuffer destination, FrameContext at)
+    public void open(FrameHeader header, ByteBuffer stored, ByteBuffer destination, FrameContext at)
             throws CorruptPartitionFileException {
         int storedStart = stored.position();
         int storedEnd = stored.limit();

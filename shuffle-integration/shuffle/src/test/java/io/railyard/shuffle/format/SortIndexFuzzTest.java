@@ -1,9 +1,10 @@
-package io.railyard.shuffle.partition;
+package io.railyard.shuffle.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.railyard.topology.PartitionId;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
@@ -57,7 +58,7 @@ class SortIndexFuzzTest {
                         s);
                 block.clear();
             }
-            at.at(ShuffleHarness.id(0), FILE, position);
+            at.at(new PartitionId(0, 0), FILE, position);
             try {
                 index.check(entry, region, s, fileBytes, at);
             } catch (CorruptPartitionFileException e) {
