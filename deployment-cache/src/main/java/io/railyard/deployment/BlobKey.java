@@ -26,6 +26,22 @@ public record BlobKey(String hex) {
                 printable(hex));
     }
 
+    /**
+     * Writes the key's {@code LENGTH / 2} raw bytes (its hex digits decoded) to {@code out}. O(1),
+     * no allocation beyond the buffer's growth.
+     */
+    void writeRawBytes(ByteWriter out) {
+        out.ensureCapacity(LENGTH / 2);
+        for (int i = 0; i < LENGTH; i += 2) {
+            out.writeByte(hexValue(hex.charAt(i)) << 4 | hexValue(hex.charAt(i + 1)));
+        }
+    }
+
+    /** The value of a lower-case hex digit, which the constructor checked it is. */
+    private static int hexValue(char c) {
+        return c <= '9' ? c - '0' : c - 'a' + 10;
+    }
+
     private static boolean isLowerHex(int c) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
     }

@@ -160,9 +160,25 @@ public final class DeploymentDescriptors implements AutoCloseable {
             // The task reads, of each partition of the group, the subpartition of its place among
             // the group's consumers (see subpartitions: one per consumer of the largest group).
             int index = task - PackedRange.start(topology.consumerRange(g));
-            inputs.add(input.withSubpartitions(index, 1));
+            inputs.add(readingOne(input, index));
         }
         return inputs.build();
+    }
+
+    /**
+     * The same group and shuffle descriptors (shared, not copied) read at subpartition {@code
+     * index} alone; {@code input} itself if it reads just that. O(1).
+     */
+    private static InputDescriptor readingOne(InputDescriptor input, int index) {
+        if (input.firstSubpartition() == index && input.numSubpartitions() == 1) {
+            return input;
+        }
+        if (input instanceof InputDescriptor.Inline inline) {
+            return InputDescriptor.inline(inline.group(), index, 1, inline.encodedGroup());
+        } else if (input instanceof InputDescriptor.Offloaded offloaded) {
+            return InputDescriptor.offloaded(offloaded.group(), index, 1, offloaded.key());
+        }
+        throw new AssertionError("an input is inline or offloaded, was " + input);
     }
 
     /** Whether an input group of subtask {@code subtask} of {@code v} waits for stepping. */
@@ -212,7 +228,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         encodedGroups++;
         encodedBytes += encoded.bytes().length;
         rawBytes += encoded.rawPayloadBytes();
-        if (keep || consumers > 1 || input.isOffloaded()) {
+        if (keep || consumers > 1 || input instanceof InputDescriptor.Offloaded) {
             cached.put(g, input);
             discardPending(g);
         }
@@ -315,12 +331,11 @@ public final class DeploymentDescriptors implements AutoCloseable {
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             discardPending(g); // read partly before the change: start over
-            InputDescriptor input = cached.remove(g);
-            if (input != null && input.isOffloaded()) {
+            if (cached.remove(g) instanceof InputDescriptor.Offloaded offloaded) {
                 try {
-                    blobs.release(job, input.blobKey());
+                    blobs.release(job, offloaded.key());
                 } catch (IOException e) {
-                    IOException named = releaseFailed(partition, g, input.blobKey(), e);
+                    IOException named = releaseFailed(partition, g, offloaded.key(), e);
                     if (failure == null) {
                         failure = named;
                     } else {

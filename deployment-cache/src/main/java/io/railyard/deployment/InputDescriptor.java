@@ -1,35 +1,129 @@
 package io.railyard.deployment;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static java.util.Objects.requireNonNull;
 
-import com.google.common.io.BaseEncoding;
 import java.util.Arrays;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One consumed partition group of a task's deployment descriptor: the group id, the subpartitions
  * the task reads of each of the group's partitions ({@code [firstSubpartition, firstSubpartition +
  * numSubpartitions)}, the same for every partition of a group), and the group's shuffle
- * descriptors, either inline (the encoded {@link GroupDescriptors}, shared with every other
- * consumer of the group) or as the key of a blob holding them. Immutable; the inline bytes are
- * shared, not copied: do not modify them.
+ * descriptors, either {@link Inline} (the encoded {@link GroupDescriptors}, shared with every other
+ * consumer of the group) or {@link Offloaded} (the key of a blob holding them). Each shape carries
+ * exactly what its kind needs; callers branch with {@code instanceof}. Immutable.
  */
-public final class InputDescriptor {
-    private final int group;
-    private final int firstSubpartition;
-    private final int numSubpartitions;
-    private final byte @Nullable [] inline;
-    private final @Nullable BlobKey blob;
-    private final byte @Nullable [] blobKeyBytes; // the key's 32 raw bytes, decoded once
+public sealed interface InputDescriptor permits InputDescriptor.Inline, InputDescriptor.Offloaded {
 
-    private InputDescriptor(
-            int group,
-            int firstSubpartition,
-            int numSubpartitions,
-            byte @Nullable [] inline,
-            @Nullable BlobKey blob,
-            byte @Nullable [] blobKeyBytes) {
+    /** The consumed partition group. */
+    int group();
+
+    /** The first subpartition the task reads of each partition of the group. */
+    int firstSubpartition();
+
+    /** How many subpartitions, from {@link #firstSubpartition()}, it reads of each (>= 1). */
+    int numSubpartitions();
+
+    /**
+     * Shuffle descriptors shipped inside the task descriptor; the task reads {@code
+     * numSubpartitions} subpartitions from {@code firstSubpartition} of each partition. Shares
+     * {@code encodedGroup}, does not copy it.
+     *
+     * @throws IllegalArgumentException if {@code group} or {@code firstSubpartition} is negative,
+     *     or {@code numSubpartitions} is below 1 or overflows the range
+     */
+    static Inline inline(
+            int group, int firstSubpartition, int numSubpartitions, byte[] encodedGroup) {
+        return new Inline(group, firstSubpartition, numSubpartitions, encodedGroup);
+    }
+
+    /**
+     * Shuffle descriptors offloaded to the blob store under {@code key}; the subpartitions as
+     * {@link #inline}.
+     *
+     * @throws IllegalArgumentException as {@link #inline}
+     */
+    static Offloaded offloaded(
+            int group, int firstSubpartition, int numSubpartitions, BlobKey key) {
+        return new Offloaded(group, firstSubpartition, numSubpartitions, key);
+    }
+
+    /**
+     * Shuffle descriptors shipped inside the task descriptor: the encoded {@link GroupDescriptors},
+     * shared with every other consumer of the group, not copied.
+     *
+     * <p>Equal when the group, the subpartitions and the bytes (by content) are equal.
+     *
+     * @param group the consumed partition group, {@code >= 0}
+     * @param firstSubpartition the first subpartition read of each partition, {@code >= 0}
+     * @param numSubpartitions how many subpartitions are read of each, {@code >= 1}
+     * @param encodedGroup the encoded group, the backing array itself: do not modify
+     */
+    @SuppressWarnings("ArrayRecordComponent") // equals, hashCode and toString read the content
+    record Inline(int group, int firstSubpartition, int numSubpartitions, byte[] encodedGroup)
+            implements InputDescriptor {
+        /**
+         * Checks the range and that the bytes are given.
+         *
+         * @throws IllegalArgumentException as {@link InputDescriptor#inline}
+         */
+        public Inline {
+            checkRange(group, firstSubpartition, numSubpartitions);
+            requireNonNull(encodedGroup, "encodedGroup");
+        }
+
+        @Override
+        public boolean equals(@Nullable Object other) {
+            return other instanceof Inline that
+                    && that.group == group
+                    && that.firstSubpartition == firstSubpartition
+                    && that.numSubpartitions == numSubpartitions
+                    && Arrays.equals(that.encodedGroup, encodedGroup);
+        }
+
+        @Override
+        public int hashCode() {
+            int hash = 31 * (31 * group + firstSubpartition) + numSubpartitions;
+            return 31 * hash + Arrays.hashCode(encodedGroup);
+        }
+
+        @Override
+        public String toString() {
+            return describe(this) + "inline " + encodedGroup.length + " bytes}";
+        }
+    }
+
+    /**
+     * Shuffle descriptors offloaded to the blob store: the key of the blob holding the encoded
+     * {@link GroupDescriptors}.
+     *
+     * <p>Equal when the group, the subpartitions and the key are equal.
+     *
+     * @param group the consumed partition group, {@code >= 0}
+     * @param firstSubpartition the first subpartition read of each partition, {@code >= 0}
+     * @param numSubpartitions how many subpartitions are read of each, {@code >= 1}
+     * @param key the blob's key
+     */
+    record Offloaded(int group, int firstSubpartition, int numSubpartitions, BlobKey key)
+            implements InputDescriptor {
+        /**
+         * Checks the range and that the key is given.
+         *
+         * @throws IllegalArgumentException as {@link InputDescriptor#inline}
+         */
+        public Offloaded {
+            checkRange(group, firstSubpartition, numSubpartitions);
+            requireNonNull(key, "key");
+        }
+
+        @Override
+        public String toString() {
+            return describe(this) + "blob " + key + "}";
+        }
+    }
+
+    private static void checkRange(int group, int firstSubpartition, int numSubpartitions) {
         checkArgument(group >= 0, "group must be >= 0, was %s", group);
         checkArgument(
                 firstSubpartition >= 0,
@@ -41,130 +135,16 @@ public final class InputDescriptor {
                 Integer.MAX_VALUE - firstSubpartition,
                 firstSubpartition,
                 numSubpartitions);
-        this.group = group;
-        this.firstSubpartition = firstSubpartition;
-        this.numSubpartitions = numSubpartitions;
-        this.inline = inline;
-        this.blob = blob;
-        this.blobKeyBytes = blobKeyBytes;
     }
 
-    /**
-     * Shuffle descriptors shipped inside the task descriptor; the task reads {@code
-     * numSubpartitions} subpartitions from {@code firstSubpartition} of each partition.
-     *
-     * @throws IllegalArgumentException if {@code group} or {@code firstSubpartition} is negative,
-     *     or {@code numSubpartitions} is below 1 or overflows the range
-     */
-    public static InputDescriptor inline(
-            int group, int firstSubpartition, int numSubpartitions, byte[] encodedGroup) {
-        return new InputDescriptor(
-                group, firstSubpartition, numSubpartitions, encodedGroup, null, null);
-    }
-
-    /**
-     * Shuffle descriptors offloaded to the blob store under {@code key}; the subpartitions as
-     * {@link #inline}.
-     *
-     * @throws IllegalArgumentException as {@link #inline}
-     */
-    public static InputDescriptor offloaded(
-            int group, int firstSubpartition, int numSubpartitions, BlobKey key) {
-        return new InputDescriptor(
-                group,
-                firstSubpartition,
-                numSubpartitions,
-                null,
-                key,
-                BaseEncoding.base16().lowerCase().decode(key.hex()));
-    }
-
-    /**
-     * The same group and shuffle descriptors (shared, not copied) read at other subpartitions; this
-     * one if they are the same. O(1).
-     */
-    InputDescriptor withSubpartitions(int first, int count) {
-        return first == firstSubpartition && count == numSubpartitions
-                ? this
-                : new InputDescriptor(group, first, count, inline, blob, blobKeyBytes);
-    }
-
-    /** The consumed partition group. */
-    public int group() {
-        return group;
-    }
-
-    /** The first subpartition the task reads of each partition of the group. */
-    public int firstSubpartition() {
-        return firstSubpartition;
-    }
-
-    /** How many subpartitions, from {@link #firstSubpartition()}, it reads of each (>= 1). */
-    public int numSubpartitions() {
-        return numSubpartitions;
-    }
-
-    /** Whether the descriptors are in the blob store. */
-    public boolean isOffloaded() {
-        return blob != null;
-    }
-
-    /** The encoded group. @throws IllegalStateException if offloaded */
-    public byte[] inlineBytes() {
-        if (inline == null) {
-            throw new IllegalStateException("group " + group + " is offloaded to blob " + blob);
-        }
-        return inline;
-    }
-
-    /** The blob key. @throws IllegalStateException if inline */
-    public BlobKey blobKey() {
-        if (blob == null) {
-            throw new IllegalStateException("group " + group + " is inline, not offloaded");
-        }
-        return blob;
-    }
-
-    /**
-     * Equal when the group, the subpartitions and the inline bytes (by content) or the blob key are
-     * equal.
-     */
-    @Override
-    public boolean equals(@Nullable Object other) {
-        return other instanceof InputDescriptor that
-                && that.group == group
-                && that.firstSubpartition == firstSubpartition
-                && that.numSubpartitions == numSubpartitions
-                && Arrays.equals(that.inline, inline)
-                && Objects.equals(that.blob, blob);
-    }
-
-    @Override
-    public int hashCode() {
-        int hash = 31 * (31 * group + firstSubpartition) + numSubpartitions;
-        return 31 * (31 * hash + Arrays.hashCode(inline)) + Objects.hashCode(blob);
-    }
-
-    /** The blob key's raw bytes, shared: do not modify. @throws IllegalStateException if inline */
-    byte[] blobKeyBytes() {
-        if (blobKeyBytes == null) {
-            throw new IllegalStateException("group " + group + " is inline, not offloaded");
-        }
-        return blobKeyBytes;
-    }
-
-    @Override
-    public String toString() {
-        String read =
-                "InputDescriptor{group="
-                        + group
-                        + ", subpartitions ["
-                        + firstSubpartition
-                        + ", "
-                        + (firstSubpartition + numSubpartitions)
-                        + "), ";
-        return inline != null
-                ? read + "inline " + inline.length + " bytes}"
-                : read + "blob " + blob + "}";
+    /** The start of either shape's {@code toString()}: the group and the subpartitions read. */
+    private static String describe(InputDescriptor input) {
+        return "InputDescriptor{group="
+                + input.group()
+                + ", subpartitions ["
+                + input.firstSubpartition()
+                + ", "
+                + (input.firstSubpartition() + input.numSubpartitions())
+                + "), ";
     }
 }

@@ -80,14 +80,14 @@ public record TaskDeploymentDescriptor(
             out.writeVarint(input.group());
             out.writeVarint(input.firstSubpartition());
             out.writeVarint(input.numSubpartitions());
-            if (input.isOffloaded()) {
-                out.writeByte(BLOB);
-                byte[] key = input.blobKeyBytes();
-                out.writeBytes(key, 0, key.length);
-            } else {
+            if (input instanceof InputDescriptor.Inline inline) {
+                byte[] group = inline.encodedGroup();
                 out.writeByte(INLINE);
-                out.writeVarint(input.inlineBytes().length);
-                out.writeBytes(input.inlineBytes(), 0, input.inlineBytes().length);
+                out.writeVarint(group.length);
+                out.writeBytes(group, 0, group.length);
+            } else if (input instanceof InputDescriptor.Offloaded offloaded) {
+                out.writeByte(BLOB);
+                offloaded.key().writeRawBytes(out);
             }
         }
         return Envelope.seal(MAGIC, VERSION, out.buffer(), out.size(), false);

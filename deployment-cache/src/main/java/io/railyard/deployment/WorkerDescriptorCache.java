@@ -30,14 +30,16 @@ public final class WorkerDescriptorCache {
      */
     public GroupDescriptors resolve(InputDescriptor input) throws IOException {
         GroupDescriptors group;
-        if (!input.isOffloaded()) {
-            group = GroupDescriptors.decode(input.inlineBytes());
-        } else {
+        if (input instanceof InputDescriptor.Inline inline) {
+            group = GroupDescriptors.decode(inline.encodedGroup());
+        } else if (input instanceof InputDescriptor.Offloaded offloaded) {
             try {
-                group = decoded.computeIfAbsent(input.blobKey(), this::fetch);
+                group = decoded.computeIfAbsent(offloaded.key(), this::fetch);
             } catch (UncheckedIOException e) {
                 throw e.getCause();
             }
+        } else {
+            throw new AssertionError("an input is inline or offloaded, was " + input);
         }
         if (group.group() != input.group()) {
             throw new CorruptDescriptorException(

@@ -39,7 +39,8 @@ class ApiSampleTest {
         descriptors.close();
 
         // 4,000 descriptors x 10,000 consumers passes 2048 x 2048: offloaded after all
-        assertThat(TaskDeploymentDescriptor.decode(shipped).inputs().get(0).isOffloaded()).isTrue();
+        assertThat(TaskDeploymentDescriptor.decode(shipped).inputs().get(0))
+                .isInstanceOf(InputDescriptor.Offloaded.class);
         assertThat(shipped.length).isLessThan(256);
         assertThat(inputs.size()).isEqualTo(4_000);
         assertThat(inputs.firstPartition()).isEqualTo(10_000);

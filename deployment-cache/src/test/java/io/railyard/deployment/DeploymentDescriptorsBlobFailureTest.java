@@ -63,8 +63,8 @@ class DeploymentDescriptorsBlobFailureTest {
                 .doAnswer(delegatesTo(real))
                 .when(store)
                 .put(any(JobId.class), any(byte[].class));
-        BlobKey first = descriptors.create(4, 0).inputs().get(0).blobKey();
-        BlobKey second = descriptors.create(5, 0).inputs().get(0).blobKey();
+        BlobKey first = blobKey(descriptors.create(4, 0));
+        BlobKey second = blobKey(descriptors.create(5, 0));
 
         assertThatThrownBy(() -> descriptors.create(6, 0))
                 .isInstanceOf(IOException.class)
@@ -80,12 +80,11 @@ class DeploymentDescriptorsBlobFailureTest {
         assertThat(real.referenceCount(first)).isOne();
         assertThat(real.referenceCount(second)).isOne();
 
-        InputDescriptor retried = descriptors.create(6, 0).inputs().get(0);
+        BlobKey retried = blobKey(descriptors.create(6, 0));
         descriptors.create(7, 0);
         descriptors.create(6, 1); // cached now: no further put
 
-        assertThat(retried.isOffloaded()).isTrue();
-        assertThat(real.referenceCount(retried.blobKey())).isOne();
+        assertThat(real.referenceCount(retried)).isOne();
         assertThat(descriptors.encodedGroups()).isEqualTo(4);
         assertThat(real.numBlobs()).isEqualTo(4);
         verify(store, times(5)).put(eq(JOB), any(byte[].class)); // one per group + the failure
@@ -117,8 +116,8 @@ class DeploymentDescriptorsBlobFailureTest {
                         new StaticShuffleDescriptors(topology.jobGraph(), 2),
                         store,
                         ALWAYS);
-        BlobKey left = descriptors.create(3, 0).inputs().get(0).blobKey();
-        BlobKey right = descriptors.create(5, 0).inputs().get(0).blobKey();
+        BlobKey left = blobKey(descriptors.create(3, 0));
+        BlobKey right = blobKey(descriptors.create(5, 0));
         IOException ioError = new IOException("Input/output error");
         doThrow(ioError)
                 .doAnswer(delegatesTo(real))
@@ -139,5 +138,12 @@ class DeploymentDescriptorsBlobFailureTest {
         descriptors.close();
         assertThat(real.referenceCount(left)).isZero();
         assertThat(real.numBlobs()).isZero();
+    }
+
+    /** The blob key of {@code descriptor}'s first input, which must be offloaded. */
+    private static BlobKey blobKey(TaskDeploymentDescriptor descriptor) {
+        InputDescriptor input = descriptor.inputs().get(0);
+        assertThat(input).isInstanceOf(InputDescriptor.Offloaded.class);
+        return ((InputDescriptor.Offloaded) input).key();
     }
 }

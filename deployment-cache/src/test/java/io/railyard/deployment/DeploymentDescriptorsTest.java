@@ -91,7 +91,7 @@ class DeploymentDescriptorsTest {
 
         assertThat(descriptors.encodedGroups()).isEqualTo(1);
         assertThat(blobs.puts()).isEqualTo(1);
-        assertThat(sink.inputs()).singleElement().matches(InputDescriptor::isOffloaded);
+        assertThat(sink.inputs()).singleElement().isInstanceOf(InputDescriptor.Offloaded.class);
         assertThat(sink.encode().length).isLessThan(256);
         assertThat(sinkBytes / 10_000).isLessThan(256);
         // before compression: at most 4 bytes per shuffle descriptor over 1,000 workers
@@ -130,9 +130,11 @@ class DeploymentDescriptorsTest {
         InputDescriptor a = descriptors.create(2_000, 0).inputs().get(0);
         InputDescriptor b = descriptors.create(3_999, 0).inputs().get(0);
 
-        assertThat(a.isOffloaded()).isFalse();
-        assertThat(a.inlineBytes()).isSameAs(b.inlineBytes());
-        GroupDescriptors group = GroupDescriptors.decode(a.inlineBytes());
+        assertThat(a).isInstanceOf(InputDescriptor.Inline.class);
+        assertThat(b).isInstanceOf(InputDescriptor.Inline.class);
+        byte[] bytes = ((InputDescriptor.Inline) a).encodedGroup();
+        assertThat(bytes).isSameAs(((InputDescriptor.Inline) b).encodedGroup());
+        GroupDescriptors group = GroupDescriptors.decode(bytes);
         assertThat(group.size()).isEqualTo(2_000);
         for (int i = 0; i < group.size(); i++) {
             assertThat(group.worker(i)).isEqualTo(i % 100);
@@ -148,7 +150,7 @@ class DeploymentDescriptorsTest {
         InMemoryBlobStore blobs = new InMemoryBlobStore();
         DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(JOB, topology, shuffle, blobs, OffloadOptions.DEFAULT);
-        BlobKey before = descriptors.create(3_000, 0).inputs().get(0).blobKey();
+        BlobKey before = blobKey(descriptors.create(3_000, 0));
 
         shuffle.setProducerAttempt(17, 1);
         descriptors.invalidatePartition(17);
@@ -156,7 +158,7 @@ class DeploymentDescriptorsTest {
         assertThat(descriptors.isCached(0)).isFalse();
         assertThat(blobs.referenceCount(before)).isZero();
         assertThat(blobs.numBlobs()).isZero();
-        BlobKey after = descriptors.create(3_000, 1).inputs().get(0).blobKey();
+        BlobKey after = blobKey(descriptors.create(3_000, 1));
         assertThat(after).isNotEqualTo(before);
         GroupDescriptors group =
                 new WorkerDescriptorCache(blobs).resolve(InputDescriptor.offloaded(0, 0, 1, after));
@@ -219,5 +221,12 @@ class DeploymentDescriptorsTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new BlobKey("a".repeat(63) + "\0"))
                 .hasMessageContaining("\\u0000");
+    }
+
+    /** The blob key of {@code descriptor}'s first input, which must be offloaded. */
+    private static BlobKey blobKey(TaskDeploymentDescriptor descriptor) {
+        InputDescriptor input = descriptor.inputs().get(0);
+        assertThat(input).isInstanceOf(InputDescriptor.Offloaded.class);
+        return ((InputDescriptor.Offloaded) input).key();
     }
 }

@@ -34,11 +34,12 @@ class OffloadEndToEndTest {
         StaticShuffleDescriptors shuffle = StaticShuffleDescriptors.randomPlacement(graph, 100, 1);
         DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(JOB, topology, shuffle, store, OffloadOptions.DEFAULT);
-        InputDescriptor input = descriptors.create(3_000, 0).inputs().get(0);
-        assertThat(input.isOffloaded()).isTrue();
+        InputDescriptor shipped = descriptors.create(3_000, 0).inputs().get(0);
+        assertThat(shipped).isInstanceOf(InputDescriptor.Offloaded.class);
+        InputDescriptor.Offloaded input = (InputDescriptor.Offloaded) shipped;
         assertThat(store.numBlobs()).isEqualTo(1);
 
-        Path blob = store.blobPath(input.blobKey());
+        Path blob = store.blobPath(input.key());
         byte[] bytes = Files.readAllBytes(blob);
         bytes[bytes.length / 2] ^= 0x10;
         Files.write(blob, bytes);
@@ -46,14 +47,16 @@ class OffloadEndToEndTest {
 
         assertThatThrownBy(() -> worker.resolve(input))
                 .isInstanceOf(CorruptBlobException.class)
-                .hasMessageContaining(input.blobKey().hex());
+                .hasMessageContaining(input.key().hex());
         assertThat(store.numBlobs()).isZero(); // deleted, never decoded
 
         descriptors.invalidatePartition(0); // the JobManager re-encodes the group
         InputDescriptor again = descriptors.create(3_001, 0).inputs().get(0);
         GroupDescriptors group = worker.resolve(again);
 
-        assertThat(again.blobKey()).isEqualTo(input.blobKey()); // same content, same key
+        assertThat(again)
+                .isEqualTo(
+                        InputDescriptor.offloaded(0, 1, 1, input.key())); // same content, same key
         assertThat(group.size()).isEqualTo(3_000);
         assertThat(group.worker(2_999)).isEqualTo(shuffle.workerOfTask(2_999));
         descriptors.close();

@@ -146,7 +146,7 @@ final class ReportCommand implements Callable<Integer> {
         }
         out.flush();
         ShuffleThroughput.Result result = report.shuffle();
-        ShuffleThroughput.Failure failure = result == null ? null : result.ioFailure();
+        ShuffleThroughput.Failure.IoError failure = result == null ? null : result.ioFailure();
         if (failure != null) {
             throw new CommandFailure(
                     "the shuffle section failed: "

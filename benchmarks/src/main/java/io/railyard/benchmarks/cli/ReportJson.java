@@ -83,9 +83,6 @@ final class ReportJson {
         node.put("mean_worker_bytes", shipped.meanWorkerBytes());
         node.put("max_worker_bytes", shipped.maxWorkerBytes());
         DeployProcedures.Shapes shapes = report.shapes();
-        if (shapes == null) {
-            return;
-        }
         DeployProcedures.Sliced sliced = shapes.sliced();
         node.put("deploy_all_longest_slice_ms", sliced.longestSliceNanos() / 1e6);
         node.put(

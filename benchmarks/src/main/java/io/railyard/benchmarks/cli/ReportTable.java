@@ -152,9 +152,6 @@ final class ReportTable {
                 "-",
                 "-");
         DeployProcedures.Shapes shapes = report.shapes();
-        if (shapes == null) {
-            return;
-        }
         DeployProcedures.Sliced sliced = shapes.sliced();
         String slices = String.format(Locale.ROOT, "%,d slices", sliced.slices());
         row(

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.shuffle.ShuffleOptions.Compression;
 import io.railyard.shuffle.partition.PartitionKind;
 import java.io.PrintWriter;
@@ -185,7 +184,7 @@ final class ShuffleCommand implements Callable<Integer> {
         out.println(ShuffleTable.HEADER);
         out.flush();
         List<ShuffleThroughput.Result> results = new ArrayList<>();
-        @Nullable Failure failure = null;
+        ShuffleThroughput.Failure.@Nullable IoError failure = null;
         for (ShuffleThroughput.Settings settings : runs) {
             ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
             if (withFlink && result.ioFailure() == null) {
@@ -207,7 +206,7 @@ final class ShuffleCommand implements Callable<Integer> {
         if (failure != null) {
             throw new CommandFailure(
                     "P = "
-                            + results.get(results.size() - 1).parallelism()
+                            + results.get(results.size() - 1).setup().parallelism()
                             + ": "
                             + failure.message()
                             + " (the files of the run were deleted)");

@@ -7,7 +7,6 @@ import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Result;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
@@ -57,8 +56,8 @@ final class ShuffleTable {
      */
     static String rows(Result result, ShuffleChecks.Names names) {
         StringBuilder out = new StringBuilder();
-        row(out, "limit", null, result.limit(), result, names);
-        row(out, "device", null, result.deviceLimit(), result, names);
+        row(out, "limit", null, result.limits().pageCache(), result, names);
+        row(out, "device", null, result.limits().device(), result, names);
         for (PartitionKind kind : ShuffleThroughput.KINDS) {
             Throughput t = result.system(kind);
             if (t != null) {
@@ -78,16 +77,16 @@ final class ShuffleTable {
      * Flink's sort-merge partition, if measured, an object {@code "flink-sort"} of the same form.
      */
     static void putJson(ObjectNode node, Result result, ShuffleChecks.Names names) {
-        node.put("parallelism", result.parallelism());
-        node.put("bytes", result.bytes());
-        node.put("record_bytes", result.recordBytes());
-        node.put("slots", result.slots());
-        node.put("network_memory_bytes", result.networkMemoryBytes());
-        node.put("gate_pages", result.gatePages());
-        node.put("consumers", result.consumers().key());
-        node.put("producer_mb_s", result.producerBytesPerSecond() / 1e6);
-        system(node.putObject("limit"), null, result.limit(), result, names);
-        system(node.putObject("device_limit"), null, result.deviceLimit(), result, names);
+        node.put("parallelism", result.setup().parallelism());
+        node.put("bytes", result.setup().bytes());
+        node.put("record_bytes", result.setup().recordBytes());
+        node.put("slots", result.setup().slots());
+        node.put("network_memory_bytes", result.setup().networkMemoryBytes());
+        node.put("gate_pages", result.setup().gatePages());
+        node.put("consumers", result.setup().consumers().key());
+        node.put("producer_mb_s", result.setup().producerBytesPerSecond() / 1e6);
+        system(node.putObject("limit"), null, result.limits().pageCache(), result, names);
+        system(node.putObject("device_limit"), null, result.limits().device(), result, names);
         for (Map.Entry<PartitionKind, Throughput> system : result.systems().entrySet()) {
             PartitionKind kind = system.getKey();
             system(
@@ -110,14 +109,14 @@ final class ShuffleTable {
                         "%nshuffle: P = %,d producers x %,d consumers, %,d MiB of %d-byte records,"
                                 + " %s network memory, %d gate pages, %d tasks at a time, %s"
                                 + " hybrid consumers%n",
-                        result.parallelism(),
-                        result.parallelism(),
-                        result.bytes() >> 20,
-                        result.recordBytes(),
-                        ShuffleOptions.bytesText(result.networkMemoryBytes()),
-                        result.gatePages(),
-                        result.slots(),
-                        result.consumers().key())
+                        result.setup().parallelism(),
+                        result.setup().parallelism(),
+                        result.setup().bytes() >> 20,
+                        result.setup().recordBytes(),
+                        ShuffleOptions.bytesText(result.setup().networkMemoryBytes()),
+                        result.setup().gatePages(),
+                        result.setup().slots(),
+                        result.setup().consumers().key())
                 + HEADER
                 + System.lineSeparator()
                 + rows(result, names);
@@ -133,20 +132,20 @@ final class ShuffleTable {
             @Nullable PartitionKind kind,
             Result result,
             ShuffleChecks.Names names) {
-        if (failure.reason() != Reason.INSUFFICIENT_MEMORY) {
+        if (!(failure instanceof Failure.InsufficientMemory insufficient)) {
             return failure.message();
         }
         boolean waves =
                 kind != null
                         && kind.isReadableWhileWritten()
                         && !names.waves().isEmpty()
-                        && result.consumers() != Consumers.WAVES;
+                        && result.setup().consumers() != Consumers.WAVES;
         return String.format(
                 Locale.ROOT,
                 "%s; raise %s to at least %d to measure it%s",
                 failure.message(),
                 names.memory(),
-                ShuffleChecks.mebibytesCeil(failure.requiredMemoryBytes()),
+                ShuffleChecks.mebibytesCeil(insufficient.requiredMemoryBytes()),
                 waves ? ", or attach consumers in waves (" + names.waves() + ")" : "");
     }
 
@@ -156,26 +155,29 @@ final class ShuffleTable {
             Throughput t,
             Result result,
             ShuffleChecks.Names names) {
-        Failure failure = t.failure();
-        if (failure == null) {
-            node.put("write_mb_s", t.writeMbPerSecond());
-            node.put("read_mb_s", t.readMbPerSecond());
-        } else {
+        if (t instanceof Throughput.Failed failed) {
+            Failure failure = failed.failure();
             node.putNull("write_mb_s");
             node.putNull("read_mb_s");
             node.put("error", failureText(failure, kind, result, names));
-            node.put("reason", failure.reason().name().toLowerCase(Locale.ROOT));
-            if (failure.requiredMemoryBytes() > 0) {
-                node.put("required_memory_bytes", failure.requiredMemoryBytes());
+            node.put("reason", failure.key());
+            if (failure instanceof Failure.InsufficientMemory insufficient
+                    && insufficient.requiredMemoryBytes() > 0) {
+                node.put("required_memory_bytes", insufficient.requiredMemoryBytes());
             }
+            node.put("files", t.files());
+            return;
         }
+        Throughput.Measured measured = (Throughput.Measured) t;
+        node.put("write_mb_s", measured.writeMbPerSecond());
+        node.put("read_mb_s", measured.readMbPerSecond());
         node.put("files", t.files());
-        Delivered delivered = t.delivered();
+        Delivered delivered = measured.delivered();
         if (delivered != null) {
             node.put("records", delivered.records());
             node.put("checksum", delivered.checksumHex());
         }
-        HybridCounts hybrid = t.hybrid();
+        HybridCounts hybrid = measured.hybrid();
         if (hybrid != null) {
             node.put("disk_write_fraction", hybrid.diskWriteFraction());
             node.put("disk_read_fraction", hybrid.diskReadFraction());
@@ -191,32 +193,33 @@ final class ShuffleTable {
             Throughput t,
             Result result,
             ShuffleChecks.Names names) {
-        Failure failure = t.failure();
-        if (failure != null) {
+        if (t instanceof Throughput.Failed failed) {
+            Failure failure = failed.failure();
             out.append(
                     String.format(
                             Locale.ROOT,
                             "%-11d %-16s %s: %s%n",
-                            result.parallelism(),
+                            result.setup().parallelism(),
                             system,
-                            failure.reason() == Reason.IO_ERROR ? "failed" : "not measured",
+                            failure instanceof Failure.IoError ? "failed" : "not measured",
                             OneLine.of(failureText(failure, kind, result, names))));
             return;
         }
-        HybridCounts hybrid = t.hybrid();
+        Throughput.Measured m = (Throughput.Measured) t;
+        HybridCounts hybrid = m.hybrid();
         out.append(
                 String.format(
                         Locale.ROOT,
                         ROW + "%n",
-                        result.parallelism(),
+                        result.setup().parallelism(),
                         system,
-                        String.format(Locale.ROOT, "%.0f", t.writeMbPerSecond()),
-                        String.format(Locale.ROOT, "%.0f", t.readMbPerSecond()),
-                        percent(t.writeMbPerSecond(), result.limit().writeMbPerSecond()),
-                        percent(t.readMbPerSecond(), result.limit().readMbPerSecond()),
-                        percent(t.writeMbPerSecond(), result.deviceLimit().writeMbPerSecond()),
-                        percent(t.readMbPerSecond(), result.deviceLimit().readMbPerSecond()),
-                        t.files(),
+                        String.format(Locale.ROOT, "%.0f", m.writeMbPerSecond()),
+                        String.format(Locale.ROOT, "%.0f", m.readMbPerSecond()),
+                        percent(m.writeMbPerSecond(), result.limits().pageCache(), true),
+                        percent(m.readMbPerSecond(), result.limits().pageCache(), false),
+                        percent(m.writeMbPerSecond(), result.limits().device(), true),
+                        percent(m.readMbPerSecond(), result.limits().device(), false),
+                        m.files(),
                         hybrid == null ? "-" : share(hybrid.diskWriteFraction()),
                         hybrid == null ? "-" : share(hybrid.diskReadFraction()),
                         hybrid == null ? "-" : share(hybrid.memoryReadFraction()),
@@ -225,11 +228,16 @@ final class ShuffleTable {
                                 : String.format(Locale.ROOT, "%,d", hybrid.peakBorrowedPages())));
     }
 
-    /** {@code value} as a percentage of {@code limit}, or "-" when the limit was not measured. */
-    private static String percent(double value, double limit) {
-        return Double.isNaN(limit) || limit <= 0
-                ? "-"
-                : String.format(Locale.ROOT, "%.0f%%", 100 * value / limit);
+    /**
+     * {@code value} as a percentage of {@code limit}'s write (or read) rate, or "-" when the limit
+     * was not measured.
+     */
+    private static String percent(double value, Throughput limit, boolean write) {
+        if (!(limit instanceof Throughput.Measured measured)) {
+            return "-";
+        }
+        double rate = write ? measured.writeMbPerSecond() : measured.readMbPerSecond();
+        return rate <= 0 ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * value / rate);
     }
 
     /** A fraction as a percentage with one decimal. */

@@ -220,7 +220,7 @@ final class SimulateChart {
                 "%s: makespan %s%s, %,d slots%s",
                 run.mode().key(),
                 SimulateOutput.time(result.makespan()),
-                result.finished() ? "" : " (FAILED)",
+                result.isFinished() ? "" : " (FAILED)",
                 result.slots(),
                 rows < result.slots()
                         ? String.format(Locale.ROOT, " (the first %,d drawn)", rows)
@@ -328,7 +328,7 @@ final class SimulateChart {
             DoubleArrayList y = new DoubleArrayList();
             for (SimulateOutput.SweepPoint point : points) {
                 SimulationResult result = point.runs().get(m).result();
-                if (result.finished()) {
+                if (result.isFinished()) {
                     x.add(point.parallelism());
                     y.add(result.makespan());
                 }

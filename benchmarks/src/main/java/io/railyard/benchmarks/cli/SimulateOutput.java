@@ -102,19 +102,19 @@ final class SimulateOutput {
             run.mode() == ShuffleMode.BLOCKING ? "base" : versus(r, blocking),
             percent(r.slotOccupancy()),
             percent(r.busyUtilisation()),
-            time(r.resourceGap()),
-            time(r.waitingInSlot()),
-            String.format(Locale.ROOT, "%,d", r.restarts()),
-            time(r.restartWork()),
+            time(r.slotTime().resourceGap()),
+            time(r.slotTime().waitingInSlot()),
+            String.format(Locale.ROOT, "%,d", r.decisions().restarts()),
+            time(r.slotTime().restartWork()),
             percent(r.diskFraction()),
-            r.finished() ? "finished" : "FAILED"
+            r.isFinished() ? "finished" : "FAILED"
         };
     }
 
     private static String versus(SimulationResult result, @Nullable SimulationResult blocking) {
         if (blocking == null
-                || !blocking.finished()
-                || !result.finished()
+                || !blocking.isFinished()
+                || !result.isFinished()
                 || !(blocking.makespan() > 0)) {
             return "-";
         }
@@ -146,7 +146,8 @@ final class SimulateOutput {
             for (int m = 0; m < modes.size(); m++) {
                 SimulationResult r = point.runs().get(m).result();
                 row[m + 1] =
-                        (r.finished() ? time(r.makespan()) : "FAILED") + (best[m] == i ? "*" : " ");
+                        (r.isFinished() ? time(r.makespan()) : "FAILED")
+                                + (best[m] == i ? "*" : " ");
             }
             rows.add(row);
         }
@@ -163,7 +164,7 @@ final class SimulateOutput {
             best[m] = -1;
             for (int i = 0; i < points.size(); i++) {
                 SimulationResult r = points.get(i).runs().get(m).result();
-                if (r.finished()
+                if (r.isFinished()
                         && (best[m] < 0
                                 || r.makespan()
                                         < points.get(best[m]).runs().get(m).result().makespan())) {
@@ -236,17 +237,17 @@ final class SimulateOutput {
             mode.put("makespan", r.makespan());
             mode.put("slot_occupancy", r.slotOccupancy());
             mode.put("busy_utilisation", r.busyUtilisation());
-            mode.put("resource_gap", r.resourceGap());
-            mode.put("waiting_in_slot", r.waitingInSlot());
-            mode.put("restarts", r.restarts());
-            mode.put("restart_work", r.restartWork());
-            mode.put("data_total", r.dataTotal());
-            mode.put("data_to_disk", r.dataToDisk());
+            mode.put("resource_gap", r.slotTime().resourceGap());
+            mode.put("waiting_in_slot", r.slotTime().waitingInSlot());
+            mode.put("restarts", r.decisions().restarts());
+            mode.put("restart_work", r.slotTime().restartWork());
+            mode.put("data_total", r.data().total());
+            mode.put("data_to_disk", r.data().toDisk());
             mode.put("disk_fraction", r.diskFraction());
-            mode.put("partitions_released", r.partitionsReleased());
-            mode.put("state", r.finished() ? "FINISHED" : "FAILED");
-            if (!r.finished()) {
-                mode.put("cause", r.failure());
+            mode.put("partitions_released", r.decisions().partitionsReleased());
+            mode.put("state", r.isFinished() ? "FINISHED" : "FAILED");
+            if (r.outcome() instanceof SimulationResult.Failed failed) {
+                mode.put("cause", failed.reason());
             }
         }
     }
@@ -270,14 +271,14 @@ final class SimulateOutput {
         String first = null;
         for (SweepPoint point : points) {
             for (Run run : point.runs()) {
-                if (!run.result().finished()) {
+                if (run.result().outcome() instanceof SimulationResult.Failed result) {
                     failed++;
                     if (first == null) {
                         first =
                                 run.mode().key()
                                         + (sweep ? " at parallelism " + point.parallelism() : "")
                                         + ": "
-                                        + run.result().failure();
+                                        + result.reason();
                     }
                 }
             }

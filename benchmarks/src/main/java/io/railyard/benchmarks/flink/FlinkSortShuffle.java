@@ -5,7 +5,6 @@ import io.railyard.benchmarks.procedures.ShuffleRecords;
 import io.railyard.benchmarks.procedures.ShuffleTasks;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleDirectory;
@@ -143,8 +142,8 @@ public final class FlinkSortShuffle implements AutoCloseable {
      * Runs Flink's side for {@code settings} in a new marked directory under {@code
      * settings.directory()}, deleted afterwards. Without Flink's minimum read pool beside the
      * writers ({@link FlinkSortMemory}) nothing runs and the result says so ({@link
-     * Reason#INSUFFICIENT_MEMORY}, with the memory it needs); an I/O failure is recorded in the
-     * result ({@link Reason#IO_ERROR}), with every file deleted.
+     * Failure.InsufficientMemory}, with the memory it needs); an I/O failure is recorded in the
+     * result ({@link Failure.IoError}), with every file deleted.
      *
      * @throws IllegalStateException if the consumers did not read exactly the records written, or a
      *     buffer was not returned (a bug)
@@ -152,10 +151,8 @@ public final class FlinkSortShuffle implements AutoCloseable {
     public static Throughput run(Settings settings) {
         FlinkSortMemory memory = FlinkSortMemory.of(settings);
         if (!memory.fits()) {
-            return Throughput.notMeasured(
-                    0,
-                    new Failure(
-                            Reason.INSUFFICIENT_MEMORY, memory.needs(), memory.requiredBytes()));
+            return new Throughput.Failed(
+                    new Failure.InsufficientMemory(memory.needs(), memory.requiredBytes()), 0);
         }
         try (ShuffleDirectory directory =
                 ShuffleDirectory.create(
@@ -166,8 +163,7 @@ public final class FlinkSortShuffle implements AutoCloseable {
                 return shuffle.execute();
             }
         } catch (IOException e) {
-            return Throughput.failed(
-                    0, Reason.IO_ERROR, KEY + ": " + ShuffleThroughput.describe(e));
+            return ShuffleThroughput.ioError(0, KEY + ": " + ShuffleThroughput.describe(e));
         }
     }
 
@@ -182,7 +178,7 @@ public final class FlinkSortShuffle implements AutoCloseable {
         double readRate = ShuffleThroughput.mbPerSecond(read.bytes(), System.nanoTime() - start);
         Delivered.checkAllRead(KEY, read, written);
         measured = true;
-        return Throughput.measured(write, readRate, filesCreated, read);
+        return Throughput.Measured.shuffle(write, readRate, filesCreated, read);
     }
 
     private Delivered produce() throws IOException {

@@ -3,7 +3,6 @@ package io.railyard.benchmarks.flink;
 import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
@@ -91,11 +90,12 @@ public class ShuffleSideBySideBenchmark {
                 system == SideBySide.RAILYARD
                         ? ShuffleThroughput.run(fixture.settings(), PartitionKind.SORT)
                         : FlinkSortShuffle.run(fixture.settings());
-        Failure failure = result.failure();
-        Delivered read = result.delivered();
-        if (failure != null || read == null) {
-            throw new IllegalStateException(
-                    system + ": " + (failure != null ? failure.message() : "nothing read"));
+        if (result instanceof Throughput.Failed failed) {
+            throw new IllegalStateException(system + ": " + failed.failure().message());
+        }
+        Delivered read = ((Throughput.Measured) result).delivered();
+        if (read == null) {
+            throw new IllegalStateException(system + ": nothing read");
         }
         return read.records();
     }

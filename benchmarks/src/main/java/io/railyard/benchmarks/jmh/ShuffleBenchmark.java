@@ -84,9 +84,10 @@ public class ShuffleBenchmark {
     @Benchmark
     public double shuffle() throws IOException {
         ShuffleThroughput.Throughput result = ShuffleThroughput.run(fixture.settings(), kind);
-        if (result.failure() != null) {
-            throw new IllegalStateException(result.failure().message());
+        if (result instanceof ShuffleThroughput.Throughput.Measured measured) {
+            return measured.readMbPerSecond();
         }
-        return result.readMbPerSecond();
+        throw new IllegalStateException(
+                ((ShuffleThroughput.Throughput.Failed) result).failure().message());
     }
 }

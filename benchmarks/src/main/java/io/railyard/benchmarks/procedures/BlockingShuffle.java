@@ -1,6 +1,5 @@
 package io.railyard.benchmarks.procedures;
 
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.format.RecordDecoder;
@@ -60,13 +59,13 @@ final class BlockingShuffle {
                 for (BlockingPartition partition : partitions) {
                     partition.release();
                 }
-                return Throughput.measured(write, readRate, worker.stats().filesCreated(), read);
+                return Throughput.Measured.shuffle(
+                        write, readRate, worker.stats().filesCreated(), read);
             } catch (IOException e) {
                 ShuffleTasks.stop(
                         slots); // every task has failed or finished before the worker closes
-                return Throughput.failed(
+                return ShuffleThroughput.ioError(
                         worker.stats().filesCreated(),
-                        Reason.IO_ERROR,
                         ShuffleThroughput.key(kind) + ": " + ShuffleThroughput.describe(e));
             }
         } finally {

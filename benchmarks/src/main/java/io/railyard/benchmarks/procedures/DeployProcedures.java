@@ -199,8 +199,9 @@ public final class DeployProcedures {
                 for (InputDescriptor input : TaskDeploymentDescriptor.decode(bytes).inputs()) {
                     long fetchesBefore = workers[worker].fetches();
                     workers[worker].resolve(input);
-                    if (workers[worker].fetches() > fetchesBefore) {
-                        receipts.blob(worker, blobs.get(input.blobKey()).length);
+                    if (workers[worker].fetches() > fetchesBefore
+                            && input instanceof InputDescriptor.Offloaded offloaded) {
+                        receipts.blob(worker, blobs.get(offloaded.key()).length);
                     }
                 }
             }
@@ -257,7 +258,7 @@ public final class DeployProcedures {
                                 .encode();
                 receipts.descriptor(task, bytes);
                 for (InputDescriptor input : TaskDeploymentDescriptor.decode(bytes).inputs()) {
-                    WorkerSetGroup.decode(input.inlineBytes());
+                    WorkerSetGroup.decode(((InputDescriptor.Inline) input).encodedGroup());
                 }
             }
             int group = topology.consumedGroup(graph.numTasks() - 1, 0);

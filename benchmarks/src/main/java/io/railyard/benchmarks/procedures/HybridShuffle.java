@@ -2,7 +2,6 @@ package io.railyard.benchmarks.procedures;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.partition.HybridPartition;
@@ -136,9 +135,8 @@ final class HybridShuffle {
                 }
             }
             if (failure != null) {
-                return Throughput.failed(
+                return ShuffleThroughput.ioError(
                         worker.stats().filesCreated(),
-                        Reason.IO_ERROR,
                         ShuffleThroughput.key(kind) + ": " + ShuffleThroughput.describe(failure));
             }
             return Objects.requireNonNull(result);
@@ -194,13 +192,12 @@ final class HybridShuffle {
                 files += Files.exists(file) ? 1 : 0;
             }
         }
-        return new Throughput(
+        return new Throughput.Measured(
                 ShuffleThroughput.mbPerSecond(settings.bytes(), lastProducerEnd.get() - writeStart),
                 ShuffleThroughput.mbPerSecond(read.bytes(), lastEnd - firstGateNanos),
                 files,
-                new HybridCounts(worker.hybridStats()),
-                null,
-                read);
+                read,
+                new HybridCounts(worker.hybridStats()));
     }
 
     // ---- producers ----

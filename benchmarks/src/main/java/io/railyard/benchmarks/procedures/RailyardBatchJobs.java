@@ -81,25 +81,24 @@ public final class RailyardBatchJobs implements AutoCloseable {
      * @throws IllegalStateException naming what differs (with a FAILED job's cause attached)
      */
     public static Tally check(JobResult result, Tally expected) {
-        if (result.state() != JobResult.State.FINISHED) {
-            throw new IllegalStateException(
-                    "Railyard's job " + result.state() + ": " + result.cause(), result.cause());
+        if (result.outcome() instanceof JobResult.Failed failed) {
+            throw new IllegalStateException("Railyard's job " + failed, failed.cause());
         }
         Tally got = result.committedTotal();
         if (!got.equals(expected)) {
             throw new IllegalStateException(
                     "Railyard's sinks committed " + got + ", expected " + expected);
         }
-        if (result.leakedPages() != 0
-                || result.leakedFiles() != 0
-                || result.partitionsLeft() != 0) {
+        if (result.leaks().pages() != 0
+                || result.leaks().files() != 0
+                || result.leaks().partitions() != 0) {
             throw new IllegalStateException(
                     "Railyard's job left "
-                            + result.leakedPages()
+                            + result.leaks().pages()
                             + " pages, "
-                            + result.leakedFiles()
+                            + result.leaks().files()
                             + " files and "
-                            + result.partitionsLeft()
+                            + result.leaks().partitions()
                             + " unreleased partitions behind");
         }
         return got;

@@ -54,45 +54,50 @@ public final class ScaleReport {
      */
     public record FlinkColumn(String version, Map<String, Double> millis, long graphBytes) {}
 
-    private final int parallelism;
-    private final long connections;
-    private final int numRegions;
-    private final int restartedTasks;
-    private final ImmutableList<Procedure> procedures;
-    private final ImmutableMap<String, Long> memory;
-    private final DeployProcedures.Shipped shipped;
-    private final double decodeGroupMillis;
-    private final @Nullable FlinkColumn flink;
-    private final ShuffleThroughput.@Nullable Result shuffle;
-    private final TimeToRunning.@Nullable Result running;
-    private final DeployProcedures.@Nullable Shapes shapes;
-
-    @SuppressWarnings("TooManyParameters") // built only by measure(), withFlink(), withShuffle()
-    private ScaleReport(
+    /**
+     * The figures every report has, as {@link #measure} returns them.
+     *
+     * @param parallelism parallelism of source and sink
+     * @param connections task-level connections (P × P)
+     * @param numRegions pipelined regions
+     * @param restartedTasks tasks restarted when one source fails
+     * @param procedures the timed procedures, in table order
+     * @param memory retained bytes by structure ({@link ScaleReport#memory()})
+     * @param shipped what deployment ships
+     * @param shapes the sliced "deploy all" and the worker-set shape
+     * @param decodeGroupMillis median time to decode the shared group
+     */
+    private record Core(
             int parallelism,
             long connections,
             int numRegions,
             int restartedTasks,
-            List<Procedure> procedures,
-            Map<String, Long> memory,
+            ImmutableList<Procedure> procedures,
+            ImmutableMap<String, Long> memory,
             DeployProcedures.Shipped shipped,
-            double decodeGroupMillis,
+            DeployProcedures.Shapes shapes,
+            double decodeGroupMillis) {}
+
+    /**
+     * The sections measured only on request, each null until its {@code with…} call added it.
+     *
+     * @param flink the live Flink column
+     * @param shuffle the shuffle throughput section
+     * @param running the time to RUNNING of the local engine
+     */
+    private record Sections(
             @Nullable FlinkColumn flink,
             ShuffleThroughput.@Nullable Result shuffle,
-            TimeToRunning.@Nullable Result running,
-            DeployProcedures.@Nullable Shapes shapes) {
-        this.parallelism = parallelism;
-        this.connections = connections;
-        this.numRegions = numRegions;
-        this.restartedTasks = restartedTasks;
-        this.procedures = ImmutableList.copyOf(procedures);
-        this.memory = ImmutableMap.copyOf(memory);
-        this.shipped = shipped;
-        this.decodeGroupMillis = decodeGroupMillis;
-        this.flink = flink;
-        this.shuffle = shuffle;
-        this.running = running;
-        this.shapes = shapes;
+            TimeToRunning.@Nullable Result running) {
+        static final Sections NONE = new Sections(null, null, null);
+    }
+
+    private final Core core;
+    private final Sections sections;
+
+    private ScaleReport(Core core, Sections sections) {
+        this.core = core;
+        this.sections = sections;
     }
 
     /** Runs every procedure at {@code parallelism}, without progress output. */
@@ -149,19 +154,18 @@ public final class ScaleReport {
         progress.accept("decode group");
         Map<String, Long> memory = memory(parallelism, topology, regions);
         progress.accept("memory");
-        return new ScaleReport(
-                parallelism,
-                countConnections(topology),
-                regions.numRegions(),
-                restart.tasksToRestart(),
-                procedures,
-                memory,
-                shipped,
-                decodeMillis,
-                null,
-                null,
-                null,
-                shapes);
+        Core core =
+                new Core(
+                        parallelism,
+                        countConnections(topology),
+                        regions.numRegions(),
+                        restart.tasksToRestart(),
+                        ImmutableList.copyOf(procedures),
+                        ImmutableMap.copyOf(memory),
+                        shipped,
+                        shapes,
+                        decodeMillis);
+        return new ScaleReport(core, Sections.NONE);
     }
 
     /** Retained bytes of each structure (see {@link #memory()}). */
@@ -189,61 +193,42 @@ public final class ScaleReport {
 
     /** This report with a live Flink column. */
     public ScaleReport withFlink(FlinkColumn column) {
-        return with(column, shuffle, running);
+        return new ScaleReport(core, new Sections(column, sections.shuffle(), sections.running()));
     }
 
     /** This report with a shuffle throughput section. */
     public ScaleReport withShuffle(ShuffleThroughput.Result result) {
-        return with(flink, result, running);
+        return new ScaleReport(core, new Sections(sections.flink(), result, sections.running()));
     }
 
     /** This report with the time to RUNNING of the local engine. */
     public ScaleReport withTimeToRunning(TimeToRunning.Result result) {
-        return with(flink, shuffle, result);
+        return new ScaleReport(core, new Sections(sections.flink(), sections.shuffle(), result));
     }
 
-    private ScaleReport with(
-            @Nullable FlinkColumn column,
-            ShuffleThroughput.@Nullable Result result,
-            TimeToRunning.@Nullable Result timeToRunning) {
-        return new ScaleReport(
-                parallelism,
-                connections,
-                numRegions,
-                restartedTasks,
-                procedures,
-                memory,
-                shipped,
-                decodeGroupMillis,
-                column,
-                result,
-                timeToRunning,
-                shapes);
-    }
-
-    /** The sliced "deploy all" and the worker-set shape, if measured. */
-    public DeployProcedures.@Nullable Shapes shapes() {
-        return shapes;
+    /** The sliced "deploy all" and the worker-set shape. */
+    public DeployProcedures.Shapes shapes() {
+        return core.shapes();
     }
 
     /** The time to RUNNING on the local engine, if measured. */
     public TimeToRunning.@Nullable Result timeToRunning() {
-        return running;
+        return sections.running();
     }
 
     /** The shuffle section, if measured. */
     public ShuffleThroughput.@Nullable Result shuffle() {
-        return shuffle;
+        return sections.shuffle();
     }
 
     /** The measured procedures, in table order. */
     public ImmutableList<Procedure> procedures() {
-        return procedures;
+        return core.procedures();
     }
 
     /** The live Flink column, if measured. */
     public @Nullable FlinkColumn flink() {
-        return flink;
+        return sections.flink();
     }
 
     private static long countConnections(ExecutionTopology topology) {
@@ -261,22 +246,22 @@ public final class ScaleReport {
 
     /** Parallelism of source and sink. */
     public int parallelism() {
-        return parallelism;
+        return core.parallelism();
     }
 
     /** Task-level connections of the job (P × P). */
     public long connections() {
-        return connections;
+        return core.connections();
     }
 
     /** Pipelined regions of the job. */
     public int numRegions() {
-        return numRegions;
+        return core.numRegions();
     }
 
     /** Tasks restarted when one source fails. */
     public int restartedTasks() {
-        return restartedTasks;
+        return core.restartedTasks();
     }
 
     /**
@@ -289,17 +274,17 @@ public final class ScaleReport {
      * worker table).
      */
     public ImmutableMap<String, Long> memory() {
-        return memory;
+        return core.memory();
     }
 
     /** What deployment ships, in bytes. */
     public DeployProcedures.Shipped shipped() {
-        return shipped;
+        return core.shipped();
     }
 
     /** Median time a worker takes to decode the shared group, in milliseconds. */
     public double decodeGroupMillis() {
-        return decodeGroupMillis;
+        return core.decodeGroupMillis();
     }
 
     /** Flink's published figures (1.12, 1.14) for procedure {@code key}, or null. */

@@ -1,6 +1,5 @@
 package io.railyard.benchmarks.procedures;
 
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import java.io.IOException;
@@ -35,30 +34,33 @@ final class SequentialLimit {
 
     /**
      * The device's sequential limit: the same with {@code O_DIRECT} (no page cache), best of two
-     * rounds over at most 512 MiB; {@link Reason#UNSUPPORTED} if the file system refuses direct IO.
+     * rounds over at most 512 MiB; {@link ShuffleThroughput.Failure.Unsupported} if the file system
+     * refuses direct IO.
      */
     static Throughput deviceLimit(Settings settings) {
         long bytes = Math.min(settings.bytes(), 512L << 20);
         try {
             return bestOf(2, settings, true, bytes);
         } catch (IOException | UnsupportedOperationException e) {
-            return Throughput.failed(1, Reason.UNSUPPORTED, "direct IO unavailable here: " + e);
+            return new Throughput.Failed(
+                    new ShuffleThroughput.Failure.Unsupported("direct IO unavailable here: " + e),
+                    1);
         }
     }
 
-    private static Throughput bestOf(int rounds, Settings settings, boolean direct, long bytes)
-            throws IOException {
+    private static Throughput.Measured bestOf(
+            int rounds, Settings settings, boolean direct, long bytes) throws IOException {
         double write = 0;
         double read = 0;
         for (int round = 0; round < rounds; round++) {
-            Throughput one = limitOnce(settings, direct, bytes);
+            Throughput.Measured one = limitOnce(settings, direct, bytes);
             write = Math.max(write, one.writeMbPerSecond());
             read = Math.max(read, one.readMbPerSecond());
         }
-        return Throughput.measured(write, read, 1);
+        return Throughput.Measured.withoutRecords(write, read, 1);
     }
 
-    private static Throughput limitOnce(Settings settings, boolean direct, long bytes)
+    private static Throughput.Measured limitOnce(Settings settings, boolean direct, long bytes)
             throws IOException {
         int pageSize = settings.options().pageSizeBytes();
         Path file = Files.createTempFile(settings.directory(), "limit", ".data");
@@ -79,7 +81,7 @@ final class SequentialLimit {
                     read += n;
                 }
             }
-            return Throughput.measured(
+            return Throughput.Measured.withoutRecords(
                     write, ShuffleThroughput.mbPerSecond(read, System.nanoTime() - start), 1);
         } finally {
             Files.deleteIfExists(file);

@@ -232,29 +232,61 @@ public final class ShuffleThroughput {
         }
     }
 
-    /** Why a measured system has no numbers. */
-    public enum Reason {
+    /**
+     * Why a system has no numbers: {@link InsufficientMemory} (with the memory the run needs),
+     * {@link Unsupported} or {@link IoError}. Each message says what failed, with numbers and no
+     * command-line option names (the caller adds them). Callers branch with {@code instanceof}.
+     */
+    public sealed interface Failure
+            permits Failure.InsufficientMemory, Failure.Unsupported, Failure.IoError {
+        /** What failed, with numbers (no command-line option names: the caller adds them). */
+        String message();
+
+        /**
+         * The failure's name in JSON: {@code insufficient_memory}, {@code unsupported} or {@code
+         * io_error}.
+         */
+        String key();
+
         /**
          * The network memory cannot hold the guarantees of what runs at once (an expected outcome
          * for hash-based partitions, and for hybrid ones with early consumers, at high parallelism;
          * not an error of the run).
+         *
+         * @param message what the run needs against what it has, in words
+         * @param requiredMemoryBytes the network memory the run needs
          */
-        INSUFFICIENT_MEMORY,
-        /** The file system refused something this system needs (direct IO): not measurable here. */
-        UNSUPPORTED,
-        /** Reading or writing files failed (a full disk, a vanished file): the run failed. */
-        IO_ERROR
-    }
+        record InsufficientMemory(String message, long requiredMemoryBytes) implements Failure {
+            @Override
+            public String key() {
+                return "insufficient_memory";
+            }
+        }
 
-    /**
-     * Why a system has no numbers.
-     *
-     * @param reason the kind of failure
-     * @param message what failed, with numbers (no command-line option names: the caller adds them)
-     * @param requiredMemoryBytes for {@link Reason#INSUFFICIENT_MEMORY}, the network memory the run
-     *     needs; else 0
-     */
-    public record Failure(Reason reason, String message, long requiredMemoryBytes) {}
+        /**
+         * The file system refused something this system needs (direct IO): not measurable here.
+         *
+         * @param message what was refused
+         */
+        record Unsupported(String message) implements Failure {
+            @Override
+            public String key() {
+                return "unsupported";
+            }
+        }
+
+        /**
+         * Reading or writing files failed (a full disk, a vanished file): the run failed.
+         *
+         * @param message the file and what went wrong
+         */
+        record IoError(String message) implements Failure {
+            @Override
+            public String key() {
+                return "io_error";
+            }
+        }
+    }
 
     /**
      * Where a hybrid kind's bytes went: the worker's hybrid counters once every consumer ended
@@ -296,51 +328,58 @@ public final class ShuffleThroughput {
     }
 
     /**
-     * One measured system.
-     *
-     * @param writeMbPerSecond records written per second (10^6 bytes), or NaN if not measured
-     * @param readMbPerSecond records read per second, or NaN if not measured
-     * @param files files created
-     * @param hybrid where the bytes went, for a measured hybrid kind; else null
-     * @param failure why it has no numbers, or null
-     * @param delivered what the consumers of a partition kind (or of Flink's partitions) read,
-     *     checked against what the producers wrote; null for the sequential limits and when not
-     *     measured
+     * One system's outcome: {@link Measured} with its rates, or {@link Failed} with why it has no
+     * numbers; either counts the files created. Callers branch with {@code instanceof}.
      */
-    public record Throughput(
-            double writeMbPerSecond,
-            double readMbPerSecond,
-            long files,
-            @Nullable HybridCounts hybrid,
-            @Nullable Failure failure,
-            @Nullable Delivered delivered) {
-        /** A measurement without records (the sequential limits). */
-        static Throughput measured(double write, double read, long files) {
-            return new Throughput(write, read, files, null, null, null);
+    public sealed interface Throughput permits Throughput.Measured, Throughput.Failed {
+        /** Files created. */
+        long files();
+
+        /**
+         * A measured system.
+         *
+         * @param writeMbPerSecond records written per second (10^6 bytes)
+         * @param readMbPerSecond records read per second
+         * @param files files created
+         * @param delivered what the consumers of a partition kind (or of Flink's partitions) read,
+         *     checked against what the producers wrote; null for the sequential limits, which move
+         *     no records
+         * @param hybrid where the bytes went, for a hybrid kind; else null
+         */
+        record Measured(
+                double writeMbPerSecond,
+                double readMbPerSecond,
+                long files,
+                @Nullable Delivered delivered,
+                @Nullable HybridCounts hybrid)
+                implements Throughput {
+            /** A measurement without records (the sequential limits). */
+            static Measured withoutRecords(double write, double read, long files) {
+                return new Measured(write, read, files, null, null);
+            }
+
+            /**
+             * A measured shuffle whose consumers read {@code delivered} (checked against the
+             * producers already).
+             */
+            public static Measured shuffle(
+                    double write, double read, long files, Delivered delivered) {
+                return new Measured(write, read, files, delivered, null);
+            }
         }
 
         /**
-         * A measured shuffle whose consumers read {@code delivered} (checked against the producers
-         * already).
+         * A system without numbers.
+         *
+         * @param failure why
+         * @param files files created before it failed
          */
-        public static Throughput measured(
-                double write, double read, long files, Delivered delivered) {
-            return new Throughput(write, read, files, null, null, delivered);
-        }
-
-        /** No numbers: {@code reason} and a message with numbers but no option names. */
-        public static Throughput failed(long files, Reason reason, String message) {
-            return notMeasured(files, new Failure(reason, message, 0));
-        }
-
-        /** No numbers, for the reason {@code failure} gives. */
-        public static Throughput notMeasured(long files, Failure failure) {
-            return new Throughput(Double.NaN, Double.NaN, files, null, failure, null);
-        }
+        record Failed(Failure failure, long files) implements Throughput {}
     }
 
     /**
-     * The result of one run.
+     * What a run ran with: its settings as measured, the worker's network memory and gate pages
+     * resolved.
      *
      * @param parallelism producers = consumers
      * @param bytes record bytes written and read
@@ -351,13 +390,8 @@ public final class ShuffleThroughput {
      * @param consumers when the consumers of hybrid kinds attached
      * @param producerBytesPerSecond the producers' pace ({@link Settings#producerBytesPerSecond}),
      *     0 if unpaced
-     * @param limit the sequential file limit through the page cache
-     * @param deviceLimit the same with direct IO (the device itself), or a failure
-     * @param systems each kind that was run, in {@link PartitionKind} order
-     * @param flinkSort Flink's sort-merge partition on the same records, memory and page size (the
-     *     comparison, measured outside this package: {@link #withFlinkSort}), or null
      */
-    public record Result(
+    public record Setup(
             int parallelism,
             long bytes,
             int recordBytes,
@@ -365,9 +399,43 @@ public final class ShuffleThroughput {
             long networkMemoryBytes,
             int gatePages,
             Consumers consumers,
-            long producerBytesPerSecond,
-            Throughput limit,
-            Throughput deviceLimit,
+            long producerBytesPerSecond) {
+        /** The setup of a run of {@code settings}. O(1). */
+        public static Setup of(Settings settings) {
+            return new Setup(
+                    settings.parallelism(),
+                    settings.bytes(),
+                    settings.recordBytes(),
+                    settings.slots(),
+                    settings.options().totalMemoryBytes(),
+                    settings.options().gatePages(),
+                    settings.consumers(),
+                    settings.producerBytesPerSecond());
+        }
+    }
+
+    /**
+     * The machine's sequential file limits, measured in the same run as the shuffle.
+     *
+     * @param pageCache one file written and read through the page cache
+     * @param device the same with direct IO (the device itself), or why that is not measurable
+     */
+    public record Limits(Throughput pageCache, Throughput device) {}
+
+    /**
+     * The result of one run: what it ran with, the limits, each kind run, and Flink's sort-merge
+     * partition if it was measured beside them.
+     *
+     * @param setup what the run ran with
+     * @param limits the sequential file limits
+     * @param systems each kind that was run, in {@link PartitionKind} order
+     * @param flinkSort Flink's sort-merge partition on the same records, memory and page size (the
+     *     comparison, measured outside this package: {@link #withFlinkSort}), or null if not
+     *     measured
+     */
+    public record Result(
+            Setup setup,
+            Limits limits,
             Map<PartitionKind, Throughput> systems,
             @Nullable Throughput flinkSort) {
         /** Copies {@code systems}. */
@@ -379,21 +447,14 @@ public final class ShuffleThroughput {
                                     : new EnumMap<>(systems));
         }
 
+        /** A result without Flink's sort-merge partition. */
+        public Result(Setup setup, Limits limits, Map<PartitionKind, Throughput> systems) {
+            this(setup, limits, systems, null);
+        }
+
         /** This result with Flink's sort-merge partition measured on the same settings. */
         public Result withFlinkSort(Throughput flink) {
-            return new Result(
-                    parallelism,
-                    bytes,
-                    recordBytes,
-                    slots,
-                    networkMemoryBytes,
-                    gatePages,
-                    consumers,
-                    producerBytesPerSecond,
-                    limit,
-                    deviceLimit,
-                    systems,
-                    flink);
+            return new Result(setup, limits, systems, flink);
         }
 
         /** The result of {@code kind}, or null if it was not run. O(1). */
@@ -402,15 +463,16 @@ public final class ShuffleThroughput {
         }
 
         /** The first I/O failure of the run (which makes it a failed run), or null. */
-        public @Nullable Failure ioFailure() {
-            List<Throughput> all = new ArrayList<>(List.of(limit, deviceLimit));
+        public Failure.@Nullable IoError ioFailure() {
+            List<Throughput> all = new ArrayList<>(List.of(limits.pageCache(), limits.device()));
             all.addAll(systems.values());
             if (flinkSort != null) {
                 all.add(flinkSort);
             }
             for (Throughput t : all) {
-                if (t.failure() != null && t.failure().reason() == Reason.IO_ERROR) {
-                    return t.failure();
+                if (t instanceof Throughput.Failed failed
+                        && failed.failure() instanceof Failure.IoError ioError) {
+                    return ioError;
                 }
             }
             return null;
@@ -505,7 +567,7 @@ public final class ShuffleThroughput {
             try {
                 limit = SequentialLimit.limit(inRun);
             } catch (IOException e) {
-                limit = Throughput.failed(1, Reason.IO_ERROR, "sequential limit: " + describe(e));
+                limit = ioError(1, "sequential limit: " + describe(e));
             }
             Throughput device = SequentialLimit.deviceLimit(inRun);
             progress.accept("shuffle: sequential limits");
@@ -514,19 +576,7 @@ public final class ShuffleThroughput {
                 progress.accept("shuffle: " + key(kind));
                 systems.put(kind, run(inRun, kind));
             }
-            return new Result(
-                    settings.parallelism(),
-                    settings.bytes(),
-                    settings.recordBytes(),
-                    settings.slots(),
-                    settings.options().totalMemoryBytes(),
-                    settings.options().gatePages(),
-                    settings.consumers(),
-                    settings.producerBytesPerSecond(),
-                    limit,
-                    device,
-                    systems,
-                    null);
+            return new Result(Setup.of(settings), new Limits(limit, device), systems);
         }
     }
 
@@ -588,15 +638,14 @@ public final class ShuffleThroughput {
         long required = requiredMemoryBytes(settings, kind);
         long available = settings.options().totalMemoryBytes();
         if (required > available) {
-            return Throughput.notMeasured(
-                    0,
-                    new Failure(Reason.INSUFFICIENT_MEMORY, memoryNeeds(settings, kind), required));
+            return new Throughput.Failed(
+                    new Failure.InsufficientMemory(memoryNeeds(settings, kind), required), 0);
         }
         Path directory;
         try {
             directory = Files.createTempDirectory(settings.directory(), key(kind));
         } catch (IOException e) {
-            return Throughput.failed(0, Reason.IO_ERROR, describe(e));
+            return ioError(0, describe(e));
         }
         Throughput result;
         try {
@@ -605,17 +654,21 @@ public final class ShuffleThroughput {
                             ? HybridShuffle.run(directory, settings, kind)
                             : BlockingShuffle.run(directory, settings, kind);
         } catch (IOException e) {
-            result = Throughput.failed(0, Reason.IO_ERROR, key(kind) + ": " + describe(e));
+            result = ioError(0, key(kind) + ": " + describe(e));
         }
         try {
             deleteTree(directory);
         } catch (IOException e) {
-            return result.failure() != null
+            return result instanceof Throughput.Failed
                     ? result
-                    : Throughput.failed(
-                            result.files(), Reason.IO_ERROR, "cleaning up: " + describe(e));
+                    : ioError(result.files(), "cleaning up: " + describe(e));
         }
         return result;
+    }
+
+    /** No numbers: reading or writing files failed, as {@code message} says. */
+    public static Throughput.Failed ioError(long files, String message) {
+        return new Throughput.Failed(new Failure.IoError(message), files);
     }
 
     /** What went wrong with a file, in one line. */

@@ -1,11 +1,13 @@
 package io.railyard.benchmarks.flink;
 
+import static io.railyard.benchmarks.procedures.Throughputs.failure;
+import static io.railyard.benchmarks.procedures.Throughputs.measured;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.benchmarks.procedures.WrittenRecords;
@@ -64,11 +66,10 @@ class FlinkSortShuffleTest {
         Settings settings = settings(parallelism, recordBytes, compression);
         Delivered written = WrittenRecords.of(settings);
 
-        Throughput railyard = ShuffleThroughput.run(settings, PartitionKind.SORT);
-        Throughput flink = FlinkSortShuffle.run(settings);
+        Throughput.Measured railyard =
+                measured(ShuffleThroughput.run(settings, PartitionKind.SORT), "railyard");
+        Throughput.Measured flink = measured(FlinkSortShuffle.run(settings), "flink");
 
-        assertThat(railyard.failure()).isNull();
-        assertThat(flink.failure()).isNull();
         assertThat(written.bytes()).isEqualTo(settings.bytes());
         assertThat(railyard.delivered()).isEqualTo(written);
         assertThat(flink.delivered()).isEqualTo(written);
@@ -104,15 +105,14 @@ class FlinkSortShuffleTest {
 
         Throughput flink = FlinkSortShuffle.run(settings);
 
-        assertThat(flink.failure()).isNotNull();
-        assertThat(flink.failure().reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
-        assertThat(flink.failure().requiredMemoryBytes()).isEqualTo(29 * 4096L);
-        assertThat(flink.failure().message())
+        assertThat(failure(flink)).isInstanceOf(Failure.InsufficientMemory.class);
+        Failure.InsufficientMemory failure = (Failure.InsufficientMemory) failure(flink);
+        assertThat(failure.requiredMemoryBytes()).isEqualTo(29 * 4096L);
+        assertThat(failure.message())
                 .isEqualTo(
                         "needs 116 KiB of network memory, has 112 KiB: 4 writers at once, each a"
                                 + " Flink sort-merge writer of 7 buffers (a Railyard sort writer's"
                                 + " pages) of 4 KiB, plus at least 1 buffer for Flink's"
                                 + " batch-shuffle read pool");
-        assertThat(flink.delivered()).isNull();
     }
 }

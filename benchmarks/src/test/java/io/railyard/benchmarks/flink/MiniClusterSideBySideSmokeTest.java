@@ -72,15 +72,15 @@ class MiniClusterSideBySideSmokeTest {
                 assertThat(FlinkBatchJobs.check(fromFlink, expected)).isEqualTo(expected);
 
                 JobResult result = railyard.run(shape, mode, N);
-                assertThat(result.state())
-                        .as("Railyard %s %s: %s", shape, mode, result.cause())
-                        .isEqualTo(JobResult.State.FINISHED);
+                assertThat(result.outcome())
+                        .as("Railyard %s %s", shape, mode)
+                        .isEqualTo(JobResult.FINISHED);
                 assertThat(result.committedTotal())
                         .as("Railyard %s %s", shape, mode)
                         .isEqualTo(expected);
-                assertThat(result.leakedPages()).isZero();
-                assertThat(result.leakedFiles()).isZero();
-                assertThat(result.partitionsLeft()).isZero();
+                assertThat(result.leaks().pages()).isZero();
+                assertThat(result.leaks().files()).isZero();
+                assertThat(result.leaks().partitions()).isZero();
                 assertThat(RailyardBatchJobs.check(result, expected)).isEqualTo(fromFlink);
             }
         }

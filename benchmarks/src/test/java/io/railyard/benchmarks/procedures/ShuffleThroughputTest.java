@@ -1,12 +1,14 @@
 package io.railyard.benchmarks.procedures;
 
+import static io.railyard.benchmarks.procedures.Throughputs.failure;
+import static io.railyard.benchmarks.procedures.Throughputs.measured;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Consumers;
+import io.railyard.benchmarks.procedures.ShuffleThroughput.Failure;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.HybridCounts;
-import io.railyard.benchmarks.procedures.ShuffleThroughput.Reason;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.HybridPartitionWriter;
@@ -71,17 +73,16 @@ class ShuffleThroughputTest {
                 ShuffleThroughput.measure(settings(5, 2048, dir), step -> {});
         Delivered written = WrittenRecords.of(settings(5, 2048, dir));
 
-        assertThat(result.limit().writeMbPerSecond()).isPositive();
+        assertThat(measured(result.limits().pageCache()).writeMbPerSecond()).isPositive();
         // Direct IO works on the usual Linux file systems; where it does not, the result says so.
-        if (result.deviceLimit().failure() == null) {
-            assertThat(result.deviceLimit().readMbPerSecond()).isPositive();
+        if (result.limits().device() instanceof Throughput.Measured device) {
+            assertThat(device.readMbPerSecond()).isPositive();
         } else {
-            assertThat(result.deviceLimit().failure().reason()).isEqualTo(Reason.UNSUPPORTED);
+            assertThat(failure(result.limits().device())).isInstanceOf(Failure.Unsupported.class);
         }
         assertThat(result.systems()).containsOnlyKeys(ShuffleThroughput.KINDS);
         for (PartitionKind kind : ShuffleThroughput.KINDS) {
-            Throughput t = result.system(kind);
-            assertThat(t.failure()).as(ShuffleThroughput.key(kind)).isNull();
+            Throughput.Measured t = measured(result.system(kind), ShuffleThroughput.key(kind));
             assertThat(t.writeMbPerSecond()).as(ShuffleThroughput.key(kind)).isPositive();
             assertThat(t.readMbPerSecond()).as(ShuffleThroughput.key(kind)).isPositive();
             assertThat(t.hybrid() != null)
@@ -90,7 +91,7 @@ class ShuffleThroughputTest {
             assertThat(t.delivered()).as(ShuffleThroughput.key(kind)).isEqualTo(written);
         }
         assertThat(written.records()).isEqualTo(3000);
-        assertThat(result.limit().delivered()).isNull();
+        assertThat(measured(result.limits().pageCache()).delivered()).isNull();
         assertThat(result.flinkSort()).isNull();
         assertThat(result.system(PartitionKind.SORT).files())
                 .isEqualTo(5); // one file per partition
@@ -99,7 +100,7 @@ class ShuffleThroughputTest {
         assertThat(result.system(PartitionKind.HYBRID_FULL).files()).isEqualTo(5);
         assertThat(result.system(PartitionKind.HYBRID_SELECTIVE).files()).isEqualTo(5);
         assertThat(result.ioFailure()).isNull();
-        assertThat(result.consumers()).isEqualTo(Consumers.EARLY);
+        assertThat(result.setup().consumers()).isEqualTo(Consumers.EARLY);
         try (var files = Files.list(dir)) {
             assertThat(files).isEmpty();
         }
@@ -130,11 +131,11 @@ class ShuffleThroughputTest {
     void run_hybridEarlyConsumersAmplePool_selectiveStaysInMemory_fullWritesAllReadsMemory() {
         ShuffleThroughput.Settings settings = hybrid(Consumers.EARLY);
 
-        Throughput full = ShuffleThroughput.run(settings, PartitionKind.HYBRID_FULL);
-        Throughput selective = ShuffleThroughput.run(settings, PartitionKind.HYBRID_SELECTIVE);
+        Throughput.Measured full =
+                measured(ShuffleThroughput.run(settings, PartitionKind.HYBRID_FULL));
+        Throughput.Measured selective =
+                measured(ShuffleThroughput.run(settings, PartitionKind.HYBRID_SELECTIVE));
 
-        assertThat(full.failure()).isNull();
-        assertThat(selective.failure()).isNull();
         HybridCounts fullCounts = full.hybrid();
         HybridCounts selectiveCounts = selective.hybrid();
         assertThat(selectiveCounts.diskWriteFraction())
@@ -167,9 +168,8 @@ class ShuffleThroughputTest {
     })
     void run_hybridLateOrInWaves_readsEveryByte(Consumers consumers, PartitionKind kind)
             throws Exception {
-        Throughput t = ShuffleThroughput.run(hybrid(consumers), kind);
+        Throughput.Measured t = measured(ShuffleThroughput.run(hybrid(consumers), kind));
 
-        assertThat(t.failure()).isNull();
         assertThat(t.readMbPerSecond()).isPositive();
         HybridStats stats = t.hybrid().stats();
         assertThat(stats.bytesReadFromMemory() + stats.bytesReadFromDisk())
@@ -200,9 +200,8 @@ class ShuffleThroughputTest {
                         Consumers.EARLY,
                         20_000_000);
 
-        Throughput t = ShuffleThroughput.run(paced, kind);
+        Throughput.Measured t = measured(ShuffleThroughput.run(paced, kind));
 
-        assertThat(t.failure()).isNull();
         assertThat(t.writeMbPerSecond()).isPositive().isLessThanOrEqualTo(20 * 1.05);
     }
 
@@ -212,10 +211,11 @@ class ShuffleThroughputTest {
 
         ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
 
-        assertThat(result.system(PartitionKind.SORT).failure()).isNull();
-        ShuffleThroughput.Failure failure = result.system(PartitionKind.HASH).failure();
-        assertThat(failure).isNotNull();
-        assertThat(failure.reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
+        measured(result.system(PartitionKind.SORT));
+        assertThat(failure(result.system(PartitionKind.HASH)))
+                .isInstanceOf(Failure.InsufficientMemory.class);
+        Failure.InsufficientMemory failure =
+                (Failure.InsufficientMemory) failure(result.system(PartitionKind.HASH));
         // 4 hash writers at once (100 subpartitions + 1 page to compress), plus the IO scheduler.
         long required = (4 * 101 + ShuffleMemory.ioSchedulerPages(settings.options())) * 4096L;
         assertThat(failure.requiredMemoryBytes()).isEqualTo(required);
@@ -237,9 +237,11 @@ class ShuffleThroughputTest {
 
         for (PartitionKind kind :
                 EnumSet.of(PartitionKind.HYBRID_FULL, PartitionKind.HYBRID_SELECTIVE)) {
-            ShuffleThroughput.Failure failure = result.system(kind).failure();
-            assertThat(failure).as(ShuffleThroughput.key(kind)).isNotNull();
-            assertThat(failure.reason()).isEqualTo(Reason.INSUFFICIENT_MEMORY);
+            assertThat(failure(result.system(kind)))
+                    .as(ShuffleThroughput.key(kind))
+                    .isInstanceOf(Failure.InsufficientMemory.class);
+            Failure.InsufficientMemory failure =
+                    (Failure.InsufficientMemory) failure(result.system(kind));
             // Every writer (64 sort-buffer pages + 1 + 1 to compress) and every gate (64 pages).
             long required = (io + 100L * (66 + 64)) * 4096;
             assertThat(failure.requiredMemoryBytes()).isEqualTo(required);
@@ -320,10 +322,8 @@ class ShuffleThroughputTest {
             // with every page back, so a leak would fail the run with an IllegalStateException.
             Throughput t = ShuffleThroughput.run(settings, PartitionKind.HYBRID_FULL);
 
-            assertThat(t.failure()).isNotNull();
-            assertThat(t.failure().reason()).isEqualTo(Reason.IO_ERROR);
-            assertThat(t.failure().message()).startsWith("hybrid-full: ");
-            assertThat(t.hybrid()).isNull();
+            assertThat(failure(t)).isInstanceOf(Failure.IoError.class);
+            assertThat(failure(t).message()).startsWith("hybrid-full: ");
             try (var files = Files.list(parent)) {
                 assertThat(files).isEmpty();
             }
@@ -340,12 +340,12 @@ class ShuffleThroughputTest {
             ShuffleThroughput.Result result =
                     ShuffleThroughput.measure(settings(2, 2048, parent), step -> {});
 
-            ShuffleThroughput.Failure failure = result.ioFailure();
+            Failure.IoError failure = result.ioFailure();
             assertThat(failure).isNotNull();
             assertThat(failure.message())
                     .contains("sequential limit: /shuffle/railyard-shuffle-")
                     .contains("out of disk space after");
-            assertThat(result.limit().failure()).isEqualTo(failure);
+            assertThat(failure(result.limits().pageCache())).isEqualTo(failure);
             try (var files = Files.list(parent)) {
                 assertThat(files).isEmpty();
             }

@@ -1,47 +1,108 @@
 package io.railyard.local;
 
+import static com.google.common.base.Preconditions.checkArgument;
+import static java.util.Objects.requireNonNull;
+
 import com.google.common.collect.ImmutableMap;
 import io.railyard.worker.Tally;
-import org.jspecify.annotations.Nullable;
 
 /**
- * How a job run on the {@link LocalEngine} ended.
+ * How a job run on the {@link LocalEngine} ended: its outcome, what its sinks committed, what the
+ * run took, what it left behind and the bytes its shuffle moved. Immutable.
  *
- * @param state FINISHED, or FAILED when the restart policy gave up
- * @param cause the failure that ended a FAILED job (its cause chain intact), null when FINISHED
+ * @param outcome {@link Finished}, or {@link Failed} with the cause when the restart policy gave up
  * @param committed per job vertex without outputs (a sink), what its finished tasks committed
- * @param restarts restart decisions taken
- * @param tasksDeployed task attempts deployed
- * @param wallNanos from start to the end
- * @param leakedPages network-buffer pages still in use after the job (0 unless a bug)
- * @param leakedFiles partition files left in the workers' directories after the job
- * @param partitionsLeft partitions nobody released by the end (released then; 0 unless a bug)
- * @param blobsLeft blobs in the job's blob store (offloaded descriptors) when the job ended, before
- *     the JobMaster closed: every partition released drops the descriptors naming it, so 0 unless a
- *     bug (closing drops the rest)
+ * @param stats restarts, task attempts deployed, wall time and the most slots busy at once
+ * @param leaks pages, files, partitions and blobs the job left behind (none unless a bug)
  * @param shuffle what the workers' shuffle layers moved during the job, every attempt's included
- * @param maxSlotsBusy the most slots, over all workers, that ran a task attempt at one time: in
- *     {@code [1, workers × slots]} for a job that deployed a task
  */
 public record JobResult(
-        State state,
-        @Nullable Throwable cause,
+        Outcome outcome,
         ImmutableMap<Integer, Tally> committed,
-        int restarts,
-        long tasksDeployed,
-        long wallNanos,
-        long leakedPages,
-        long leakedFiles,
-        int partitionsLeft,
-        int blobsLeft,
-        ShuffleBytes shuffle,
-        int maxSlotsBusy) {
-    /** How the job ended. */
-    public enum State {
-        /** Every task finished. */
-        FINISHED,
-        /** The restart policy gave up (or the JobManager core failed): see the cause. */
-        FAILED
+        Stats stats,
+        Leaks leaks,
+        ShuffleBytes shuffle) {
+
+    /** The outcome of a job whose every task finished. */
+    public static final Finished FINISHED = new Finished();
+
+    /** Checks that every part is given. */
+    public JobResult {
+        requireNonNull(outcome, "outcome");
+        requireNonNull(committed, "committed");
+        requireNonNull(stats, "stats");
+        requireNonNull(leaks, "leaks");
+        requireNonNull(shuffle, "shuffle");
+    }
+
+    /**
+     * How a job ended: {@link Finished} (every task finished) or {@link Failed} (with the failure
+     * that ended it). Callers branch with {@code instanceof}; {@code toString()} is the word the
+     * {@code run} command prints, {@code FINISHED} or {@code FAILED}, the failure after it.
+     */
+    public sealed interface Outcome permits Finished, Failed {}
+
+    /** Every task finished. All instances are equal; {@link #FINISHED} is one. */
+    public record Finished() implements Outcome {
+        /** {@code FINISHED}. */
+        @Override
+        public String toString() {
+            return "FINISHED";
+        }
+    }
+
+    /**
+     * The restart policy gave up, or the JobManager core failed.
+     *
+     * @param cause the failure that ended the job, its cause chain intact
+     */
+    public record Failed(Throwable cause) implements Outcome {
+        /** Checks that the cause is given. */
+        public Failed {
+            requireNonNull(cause, "cause");
+        }
+
+        /** {@code FAILED: } and the cause. */
+        @Override
+        public String toString() {
+            return "FAILED: " + cause;
+        }
+    }
+
+    /**
+     * What a job's run took.
+     *
+     * @param restarts restart decisions taken
+     * @param tasksDeployed task attempts deployed
+     * @param wallNanos from start to the end
+     * @param maxSlotsBusy the most slots, over all workers, that ran a task attempt at one time: in
+     *     {@code [1, workers × slots]} for a job that deployed a task
+     */
+    public record Stats(int restarts, long tasksDeployed, long wallNanos, int maxSlotsBusy) {
+        /** Checks that no figure is negative. */
+        public Stats {
+            checkArgument(restarts >= 0, "restarts must be >= 0, was %s", restarts);
+            checkArgument(tasksDeployed >= 0, "tasksDeployed must be >= 0, was %s", tasksDeployed);
+            checkArgument(wallNanos >= 0, "wallNanos must be >= 0, was %s", wallNanos);
+            checkArgument(maxSlotsBusy >= 0, "maxSlotsBusy must be >= 0, was %s", maxSlotsBusy);
+        }
+    }
+
+    /**
+     * What a job left behind, counted when it ended: 0 each unless a bug.
+     *
+     * @param pages network-buffer pages still in use after the job
+     * @param files partition files left in the workers' directories after the job
+     * @param partitions partitions nobody released by the end (released then)
+     * @param blobs blobs in the job's blob store (offloaded descriptors) when the job ended, before
+     *     the JobMaster closed: every partition released drops the descriptors naming it (closing
+     *     drops the rest)
+     */
+    public record Leaks(long pages, long files, int partitions, int blobs) {
+        /** Whether nothing was left behind: no page, file, partition or blob. */
+        public boolean isClean() {
+            return pages == 0 && files == 0 && partitions == 0 && blobs == 0;
+        }
     }
 
     /**
@@ -72,9 +133,10 @@ public record JobResult(
 
     /**
      * Records the sinks committed per second of wall time: {@code committedTotal().records()} over
-     * {@link #wallNanos}; 0 if no time passed.
+     * {@link Stats#wallNanos}; 0 if no time passed.
      */
     public double recordsPerSecond() {
+        long wallNanos = stats.wallNanos();
         return wallNanos > 0 ? committedTotal().records() * 1e9 / wallNanos : 0;
     }
 }

@@ -51,7 +51,7 @@ final class JobRun implements TaskListener {
     private final List<Worker> workers;
     private final ScheduledExecutorService main;
     private final InMemoryBlobStore blobs = new InMemoryBlobStore();
-    private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+    private final CompletableFuture<Ended> ended = new CompletableFuture<>();
     private final AtomicLong tasksDeployed = new AtomicLong();
     private final long startNanos = System.nanoTime();
     private @Nullable JobMaster master; // main thread
@@ -112,48 +112,46 @@ final class JobRun implements TaskListener {
                 });
     }
 
-    /** How the job ended, before the leak counts are known. */
-    record Outcome(
-            JobResult.State state,
-            @Nullable Throwable cause,
+    /**
+     * How the job ended, as its main thread saw it: the outcome, what the sinks committed, the
+     * restarts, attempts deployed and wall time, the blobs left in the store; then, once {@link
+     * #await} released what nobody had, the partitions that were left. The engine adds what only
+     * the workers can tell ({@link #result}).
+     */
+    record Ended(
+            JobResult.Outcome outcome,
             ImmutableMap<Integer, Tally> committed,
             int restarts,
             long tasksDeployed,
             long wallNanos,
             int blobsLeft,
             int partitionsLeft) {
-        Outcome withPartitionsLeft(int left) {
-            return new Outcome(
-                    state, cause, committed, restarts, tasksDeployed, wallNanos, blobsLeft, left);
+        Ended withPartitionsLeft(int left) {
+            return new Ended(
+                    outcome, committed, restarts, tasksDeployed, wallNanos, blobsLeft, left);
         }
 
+        /** The job's result, with what the workers left and moved and the most slots busy. */
         JobResult result(
                 long leakedPages,
                 long leakedFiles,
                 JobResult.ShuffleBytes shuffle,
                 int maxSlotsBusy) {
             return new JobResult(
-                    state,
-                    cause,
+                    outcome,
                     committed,
-                    restarts,
-                    tasksDeployed,
-                    wallNanos,
-                    leakedPages,
-                    leakedFiles,
-                    partitionsLeft,
-                    blobsLeft,
-                    shuffle,
-                    maxSlotsBusy);
+                    new JobResult.Stats(restarts, tasksDeployed, wallNanos, maxSlotsBusy),
+                    new JobResult.Leaks(leakedPages, leakedFiles, partitionsLeft, blobsLeft),
+                    shuffle);
         }
     }
 
     /** Waits for the end; see {@link LocalEngine#run}. */
-    Outcome await(Duration timeout) throws TimeoutException, InterruptedException, IOException {
+    Ended await(Duration timeout) throws TimeoutException, InterruptedException, IOException {
         try {
-            Outcome ended = outcome.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            Ended end = ended.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             stopTasks(); // a failed job's tasks may still run
-            return ended.withPartitionsLeft(releaseAll());
+            return end.withPartitionsLeft(releaseAll());
         } catch (TimeoutException e) {
             String waiting = describeDeployed();
             stopTasks();
@@ -186,7 +184,7 @@ final class JobRun implements TaskListener {
             try {
                 workers.get(worker).releasePartition(partition);
             } catch (IOException e) {
-                // Not lost: files still there after the job count in JobResult.leakedFiles, and
+                // Not lost: files still there after the job count in JobResult.Leaks.files, and
                 // the engine's close deletes its whole directory. A HybridPartition also records
                 // them with its worker, whose close retries them; a blocking (sort or hash)
                 // partition's release does not, so nothing retries those before that.
@@ -261,7 +259,7 @@ final class JobRun implements TaskListener {
         numFinished++;
         counts = new Counts(numFinished, committedRecords, restarts);
         if (numFinished == graph.numTasks()) {
-            complete(JobResult.State.FINISHED, null);
+            complete(JobResult.FINISHED, committedBySink());
         }
     }
 
@@ -283,7 +281,7 @@ final class JobRun implements TaskListener {
                             restart.delayMillis(),
                             TimeUnit.MILLISECONDS);
         } else if (handling instanceof FailureHandling.FailJob failJob) {
-            complete(JobResult.State.FAILED, failJob.failure());
+            complete(new JobResult.Failed(failJob.failure()), committedBySink());
         }
     }
 
@@ -304,7 +302,8 @@ final class JobRun implements TaskListener {
                 });
     }
 
-    private void complete(JobResult.State state, @Nullable Throwable cause) {
+    /** Per sink vertex, what its finished tasks committed. Main thread. */
+    private ImmutableMap<Integer, Tally> committedBySink() {
         ImmutableMap.Builder<Integer, Tally> sinks = ImmutableMap.builder();
         for (int v = 0; v < graph.numJobVertices(); v++) {
             if (graph.numProducedDataSets(v) > 0) {
@@ -317,11 +316,15 @@ final class JobRun implements TaskListener {
             }
             sinks.put(v, total);
         }
-        outcome.complete(
-                new Outcome(
-                        state,
-                        cause,
-                        sinks.buildOrThrow(),
+        return sinks.buildOrThrow();
+    }
+
+    /** Ends the job (the first call does; later ones are ignored). Main thread. */
+    private void complete(JobResult.Outcome outcome, ImmutableMap<Integer, Tally> committed) {
+        ended.complete(
+                new Ended(
+                        outcome,
+                        committed,
                         restarts,
                         tasksDeployed.get(),
                         System.nanoTime() - startNanos,
@@ -352,16 +355,7 @@ final class JobRun implements TaskListener {
         try {
             step.run();
         } catch (Exception | Error e) {
-            outcome.complete(
-                    new Outcome(
-                            JobResult.State.FAILED,
-                            e,
-                            ImmutableMap.of(),
-                            restarts,
-                            tasksDeployed.get(),
-                            System.nanoTime() - startNanos,
-                            blobs.numBlobs(),
-                            0));
+            complete(new JobResult.Failed(e), ImmutableMap.of());
         }
     }
 

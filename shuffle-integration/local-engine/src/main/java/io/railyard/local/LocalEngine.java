@@ -40,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>Slots: a worker runs the tasks deployed to it in deployment order (the strategy's), S at a
  *       time; a task holds its slot until it finishes, fails or is cancelled. Tasks are placed on
  *       workers round-robin in deployment order. The engine counts the slots running a task ({@link
- *       Progress#slotsBusy}) and the most at once per job ({@link JobResult#maxSlotsBusy}).
+ *       Progress#slotsBusy}) and the most at once per job ({@link JobResult.Stats#maxSlotsBusy}).
  *   <li>Partitions by type: BLOCKING is the engine's blocking {@link PartitionKind}, {@link
  *       PartitionKind#SORT} or {@link PartitionKind#HASH}; HYBRID_FULL and HYBRID_SELECTIVE are
  *       {@link PartitionKind#HYBRID_FULL} and {@link PartitionKind#HYBRID_SELECTIVE}; PIPELINED and
@@ -223,12 +223,12 @@ public final class LocalEngine implements AutoCloseable {
     }
 
     /**
-     * Runs {@code graph} to its end: every task finished (FINISHED) or the restart policy gave up
-     * (FAILED, with the cause). Partitions are released as their consumers finish; the result
-     * reports anything left behind, the bytes the workers' shuffle layers wrote and read during the
-     * job ({@link JobResult.ShuffleBytes}, from their {@link ShuffleWorker#stats()} and {@link
-     * ShuffleWorker#hybridStats()}) and the most slots busy at once. {@link #progress()} follows
-     * the job while it runs.
+     * Runs {@code graph} to its end: every task finished ({@link JobResult.Finished}) or the
+     * restart policy gave up ({@link JobResult.Failed}, with the cause). Partitions are released as
+     * their consumers finish; the result reports anything left behind, the bytes the workers'
+     * shuffle layers wrote and read during the job ({@link JobResult.ShuffleBytes}, from their
+     * {@link ShuffleWorker#stats()} and {@link ShuffleWorker#hybridStats()}) and the most slots
+     * busy at once. {@link #progress()} follows the job while it runs.
      *
      * @throws IllegalArgumentException if a dataset's consumers cannot share its partitions (see
      *     {@link #checkRunnable})
@@ -269,7 +269,7 @@ public final class LocalEngine implements AutoCloseable {
         current = run;
         watched = new Watched(run, graph.numTasks(), startNanos);
         try {
-            JobRun.Outcome outcome = run.await(timeout);
+            JobRun.Ended ended = run.await(timeout);
             // The IO thread returns a closed gate's in-flight pages at the end of its round: give
             // the workers a moment to settle before calling anything a leak.
             long settleBy = System.nanoTime() + SETTLE_NANOS;
@@ -284,7 +284,7 @@ public final class LocalEngine implements AutoCloseable {
                 }
                 if ((pages == 0 && files == 0) || System.nanoTime() > settleBy) {
                     JobResult.ShuffleBytes after = shuffleBytes();
-                    return outcome.result(
+                    return ended.result(
                             pages,
                             files,
                             new JobResult.ShuffleBytes(

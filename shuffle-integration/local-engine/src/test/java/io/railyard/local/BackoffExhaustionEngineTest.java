@@ -85,8 +85,8 @@ class BackoffExhaustionEngineTest {
             JobResult result =
                     engine.run(graph, throwing, policy(name), TIMEOUT, OFFLOAD_EVERY_GROUP);
 
-            assertThat(result.state()).isEqualTo(JobResult.State.FAILED);
-            assertThat(result.cause())
+            assertThat(result.outcome()).isInstanceOf(JobResult.Failed.class);
+            assertThat(((JobResult.Failed) result.outcome()).cause())
                     .isInstanceOf(JobFailedException.class)
                     .hasMessageContaining("sink#0 (attempt 2)")
                     .hasMessageContaining(setting)
@@ -96,11 +96,13 @@ class BackoffExhaustionEngineTest {
                     .isInstanceOf(UncheckedIOException.class)
                     .hasMessage("sink#0 attempt 2 cannot commit");
             assertThat(sinkAttempts).hasValue(3);
-            assertThat(result.restarts()).isEqualTo(2);
-            assertThat(result.partitionsLeft()).as("partitions failover did not release").isZero();
-            assertThat(result.leakedPages()).as("pages in use").isZero();
-            assertThat(result.leakedFiles()).as("partition files").isZero();
-            assertThat(result.blobsLeft()).as("blobs in the store").isZero();
+            assertThat(result.stats().restarts()).isEqualTo(2);
+            assertThat(result.leaks().partitions())
+                    .as("partitions failover did not release")
+                    .isZero();
+            assertThat(result.leaks().pages()).as("pages in use").isZero();
+            assertThat(result.leaks().files()).as("partition files").isZero();
+            assertThat(result.leaks().blobs()).as("blobs in the store").isZero();
         }
         try (Stream<Path> left = Files.walk(dir)) {
             assertThat(left.filter(Files::isRegularFile)).as("files after close").isEmpty();

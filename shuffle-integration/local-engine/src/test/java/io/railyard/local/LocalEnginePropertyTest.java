@@ -121,21 +121,21 @@ class LocalEnginePropertyTest {
                             // Every group's descriptors offloaded, so that blobs left would show.
                             new OffloadOptions(true, 1, 1, true));
 
-            assertThat(result.state())
-                    .as("seed %s, cause %s", seed, result.cause())
-                    .isEqualTo(JobResult.State.FINISHED);
+            assertThat(result.outcome()).as("seed %s, outcome", seed).isEqualTo(JobResult.FINISHED);
             Tally[] expected = job.expectedReceived();
             for (int sink : result.committed().keySet()) {
                 assertThat(result.committed().get(sink))
                         .as("seed %s, sink vertex %s", seed, sink)
                         .isEqualTo(expected[sink]);
             }
-            assertThat(result.leakedPages()).as("pages left").isZero();
-            assertThat(result.leakedFiles()).as("files left").isZero();
-            assertThat(result.partitionsLeft()).as("partitions left").isZero();
-            assertThat(result.blobsLeft()).as("blobs left (descriptors offloaded)").isZero();
+            assertThat(result.leaks().pages()).as("pages left").isZero();
+            assertThat(result.leaks().files()).as("files left").isZero();
+            assertThat(result.leaks().partitions()).as("partitions left").isZero();
+            assertThat(result.leaks().blobs()).as("blobs left (descriptors offloaded)").isZero();
             if (fault == Fault.LOST_PARTITION) {
-                assertThat(result.restarts()).as("restarts after losing " + lostFile).isPositive();
+                assertThat(result.stats().restarts())
+                        .as("restarts after losing " + lostFile)
+                        .isPositive();
             }
             if (fault == Fault.TASK_FAILURE) {
                 assertRestartedAsRegionFailoverPrescribes(
@@ -156,10 +156,10 @@ class LocalEnginePropertyTest {
                 IntStream.range(0, graph.numTasks()).filter(t -> lastAttempt.get(t) > 0).toArray();
         if (restarted.length == 0) {
             // The failing task read fewer records than its failure point: nothing was injected.
-            assertThat(result.restarts()).isZero();
+            assertThat(result.stats().restarts()).isZero();
             return;
         }
-        assertThat(result.restarts()).as("one injected failure; %s", result).isEqualTo(1);
+        assertThat(result.stats().restarts()).as("one injected failure; %s", result).isEqualTo(1);
         RestartOracle oracle = new RestartOracle(graph);
         List<Integer> actual = Arrays.stream(restarted).boxed().toList();
         assertThat(actual)

@@ -54,13 +54,11 @@ class LocalEngineTest {
     }
 
     private static void assertExact(JobResult result, ForwardingJob job, int sink) {
-        assertThat(result.state())
-                .as("state, cause %s", result.cause())
-                .isEqualTo(JobResult.State.FINISHED);
+        assertThat(result.outcome()).as("outcome").isEqualTo(JobResult.FINISHED);
         assertThat(result.committed().get(sink)).isEqualTo(job.expectedReceived()[sink]);
-        assertThat(result.leakedPages()).as("pages left").isZero();
-        assertThat(result.leakedFiles()).as("files left").isZero();
-        assertThat(result.partitionsLeft()).as("partitions nobody released").isZero();
+        assertThat(result.leaks().pages()).as("pages left").isZero();
+        assertThat(result.leaks().files()).as("files left").isZero();
+        assertThat(result.leaks().partitions()).as("partitions nobody released").isZero();
     }
 
     /** Runs {@code job} on 2 workers of {@code slots} slots: exact after exactly one restart. */
@@ -72,7 +70,7 @@ class LocalEngineTest {
                             graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
 
             assertExact(result, job, 1);
-            assertThat(result.restarts()).isEqualTo(1);
+            assertThat(result.stats().restarts()).isEqualTo(1);
         }
     }
 
@@ -85,8 +83,8 @@ class LocalEngineTest {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
-            assertThat(result.restarts()).isZero();
-            assertThat(result.tasksDeployed()).isEqualTo(8);
+            assertThat(result.stats().restarts()).isZero();
+            assertThat(result.stats().tasksDeployed()).isEqualTo(8);
         }
     }
 
@@ -155,7 +153,7 @@ class LocalEngineTest {
 
             assertThat(damaged).as("the partition's files").isNotEmpty();
             assertExact(result, job, 1);
-            assertThat(result.restarts()).isEqualTo(1);
+            assertThat(result.stats().restarts()).isEqualTo(1);
         }
     }
 
@@ -223,7 +221,7 @@ class LocalEngineTest {
                             TIMEOUT);
 
             assertExact(result, job, 1);
-            assertThat(result.restarts()).isPositive();
+            assertThat(result.stats().restarts()).isPositive();
         }
     }
 
@@ -234,15 +232,15 @@ class LocalEngineTest {
         try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
-            assertThat(result.state()).isEqualTo(JobResult.State.FAILED);
-            assertThat(result.cause())
+            assertThat(result.outcome()).isInstanceOf(JobResult.Failed.class);
+            assertThat(((JobResult.Failed) result.outcome()).cause())
                     .isInstanceOf(JobFailedException.class)
                     .cause()
                     .isInstanceOf(ForwardingJob.InjectedFailure.class)
                     .hasMessageContaining("at record 10");
-            assertThat(result.leakedPages()).isZero();
-            assertThat(result.leakedFiles()).isZero();
-            assertThat(result.partitionsLeft()).isZero();
+            assertThat(result.leaks().pages()).isZero();
+            assertThat(result.leaks().files()).isZero();
+            assertThat(result.leaks().partitions()).isZero();
         }
     }
 
@@ -485,13 +483,13 @@ class LocalEngineTest {
                     engine.run(graph, meeting, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
-            assertThat(result.maxSlotsBusy()).isEqualTo(4);
+            assertThat(result.stats().maxSlotsBusy()).isEqualTo(4);
         }
         try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
-            assertThat(result.maxSlotsBusy()).isEqualTo(1);
+            assertThat(result.stats().maxSlotsBusy()).isEqualTo(1);
         }
     }
 

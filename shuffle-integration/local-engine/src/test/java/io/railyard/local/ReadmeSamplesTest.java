@@ -62,12 +62,13 @@ class ReadmeSamplesTest {
             RestartBackoffPolicy restarts = RestartBackoffPolicy.fixedDelay(3, Duration.ZERO);
             result = engine.run(graph, job, restarts, Duration.ofMinutes(1));
         }
-        System.out.println(result.state() + ": " + result.committedTotal().records() + " records");
+        System.out.println(
+                result.outcome() + ": " + result.committedTotal().records() + " records");
         // README end
-        assertThat(result.state()).isEqualTo(JobResult.State.FINISHED);
+        assertThat(result.outcome()).isEqualTo(JobResult.FINISHED);
         assertThat(result.committedTotal()).isEqualTo(job.expectedReceived()[1]);
         assertThat(result.committedTotal().records()).isEqualTo(40_000);
-        assertThat(result.leakedPages() + result.leakedFiles() + result.partitionsLeft()).isZero();
+        assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
     }
 
     @Test

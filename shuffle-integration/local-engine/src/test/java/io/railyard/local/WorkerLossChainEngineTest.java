@@ -80,9 +80,7 @@ class WorkerLossChainEngineTest {
                             RestartBackoffPolicy.fixedDelay(2 * n, Duration.ZERO),
                             Duration.ofSeconds(60));
 
-            assertThat(result.state())
-                    .as("state, cause %s", result.cause())
-                    .isEqualTo(JobResult.State.FINISHED);
+            assertThat(result.outcome()).as("outcome").isEqualTo(JobResult.FINISHED);
             int[] attempts = IntStream.range(0, n).map(lastAttempt::get).toArray();
             int[] runCounts = IntStream.range(0, n).map(runs::get).toArray();
             assertThat(attempts)
@@ -91,11 +89,11 @@ class WorkerLossChainEngineTest {
             assertThat(runCounts)
                     .as("runs per region")
                     .containsExactly(IntStream.range(0, n).map(r -> n - r + 2).toArray());
-            assertThat(result.restarts()).isEqualTo(2 * n);
+            assertThat(result.stats().restarts()).isEqualTo(2 * n);
             assertThat(result.committed().get(n - 1)).isEqualTo(job.expectedReceived()[n - 1]);
-            assertThat(result.leakedPages()).as("pages left").isZero();
-            assertThat(result.leakedFiles()).as("files left").isZero();
-            assertThat(result.partitionsLeft()).as("partitions nobody released").isZero();
+            assertThat(result.leaks().pages()).as("pages left").isZero();
+            assertThat(result.leaks().files()).as("files left").isZero();
+            assertThat(result.leaks().partitions()).as("partitions nobody released").isZero();
         }
     }
 }

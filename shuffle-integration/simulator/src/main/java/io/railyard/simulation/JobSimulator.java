@@ -700,18 +700,14 @@ public final class JobSimulator {
             return new SimulationResult(
                     graph,
                     slots,
-                    failure == null,
-                    failure == null ? "" : failure,
+                    failure == null
+                            ? SimulationResult.FINISHED
+                            : new SimulationResult.Failed(failure),
                     now,
-                    slotTime,
-                    busyTime,
-                    waitingInSlot,
-                    resourceGap,
-                    restarts,
-                    restartWork,
-                    dataTotal,
-                    dataToDisk,
-                    partitionsReleased,
+                    new SimulationResult.SlotTime(
+                            slotTime, busyTime, waitingInSlot, resourceGap, restartWork),
+                    new SimulationResult.Data(dataTotal, dataToDisk),
+                    new SimulationResult.Decisions(restarts, partitionsReleased),
                     trace);
         }
     }

@@ -47,12 +47,12 @@ class JobSimulatorPropertyTest {
                         .seed(seed)
                         .build();
         SimulationResult result = JobSimulator.simulate(graph, config);
-        assertThat(result.finished()).isTrue();
+        assertThat(result.outcome()).isEqualTo(SimulationResult.FINISHED);
         checkTrace(graph, result);
         SimulationResult again = JobSimulator.simulate(graph, config);
         assertThat(again.makespan()).isEqualTo(result.makespan());
-        assertThat(again.restarts()).isEqualTo(result.restarts());
-        assertThat(again.dataToDisk()).isEqualTo(result.dataToDisk());
+        assertThat(again.decisions().restarts()).isEqualTo(result.decisions().restarts());
+        assertThat(again.data().toDisk()).isEqualTo(result.data().toDisk());
         assertThat(again.trace().size()).isEqualTo(result.trace().size());
     }
 

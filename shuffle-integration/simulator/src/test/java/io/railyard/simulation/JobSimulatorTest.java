@@ -82,7 +82,7 @@ class JobSimulatorTest {
         assertThat(trace.size()).isEqualTo(95);
         assertThat(stageMax[1]).isEqualTo(11 * 5.0);
         assertThat(result.makespan()).isCloseTo(Arrays.stream(stageMax).sum(), within(1e-9));
-        assertThat(result.waitingInSlot()).isCloseTo(0, within(1e-9));
+        assertThat(result.slotTime().waitingInSlot()).isCloseTo(0, within(1e-9));
         assertThat(result.diskFraction()).isCloseTo(1.0, within(1e-12));
         for (ShuffleMode hybrid :
                 new ShuffleMode[] {ShuffleMode.HYBRID_FULL, ShuffleMode.HYBRID_SELECTIVE}) {
@@ -142,8 +142,8 @@ class JobSimulatorTest {
         for (ShuffleMode mode : MODES) {
             SimulationResult result = run(mode, graph, config);
             assertThat(result.makespan()).isCloseTo(4.0, within(1e-9));
-            assertThat(result.dataTotal()).isZero();
-            assertThat(result.dataToDisk()).isZero();
+            assertThat(result.data().total()).isZero();
+            assertThat(result.data().toDisk()).isZero();
         }
     }
 
@@ -151,7 +151,7 @@ class JobSimulatorTest {
     void selectiveSpillsOnlyWhatWasProducedBeforeItsConsumerStarted() {
         JobGraph graph = chain(ResultPartitionType.BLOCKING, 10, 10);
         SimulationConfig all = stages(20, 4, 1).build(); // consumers start at 0: nothing spills
-        assertThat(run(ShuffleMode.HYBRID_SELECTIVE, graph, all).dataToDisk()).isZero();
+        assertThat(run(ShuffleMode.HYBRID_SELECTIVE, graph, all).data().toDisk()).isZero();
         assertThat(run(ShuffleMode.HYBRID_FULL, graph, all).diskFraction()).isEqualTo(1.0);
         SimulationConfig few = stages(10, 4, 1).build(); // consumers start after the producers
         assertThat(run(ShuffleMode.HYBRID_SELECTIVE, graph, few).diskFraction())
@@ -171,8 +171,8 @@ class JobSimulatorTest {
                         graph,
                         config,
                         (task, attempt) -> task == consumer && attempt == 0 ? 0.5 : -1);
-        assertThat(result.finished()).isTrue();
-        assertThat(result.restarts()).isEqualTo(1);
+        assertThat(result.outcome()).isEqualTo(SimulationResult.FINISHED);
+        assertThat(result.decisions().restarts()).isEqualTo(1);
         int producerAttempts = 0;
         for (int i = 0; i < result.trace().size(); i++) {
             producerAttempts += graph.vertexOfTask(result.trace().task(i)) == 0 ? 1 : 0;
@@ -181,7 +181,7 @@ class JobSimulatorTest {
         // the other consumers of their region). BLOCKING and HYBRID_FULL: the consumer alone.
         int expected = mode == ShuffleMode.HYBRID_SELECTIVE ? 8 : 4;
         assertThat(producerAttempts).isEqualTo(expected);
-        assertThat(result.restartWork()).isGreaterThan(0);
+        assertThat(result.slotTime().restartWork()).isGreaterThan(0);
     }
 
     @Test
@@ -204,9 +204,10 @@ class JobSimulatorTest {
         JobGraph graph = chain(ResultPartitionType.BLOCKING, 3, 3);
         SimulationConfig config = stages(6, 1, 1).failRate(1).maxRestarts(5).build();
         SimulationResult result = run(ShuffleMode.BLOCKING, graph, config);
-        assertThat(result.finished()).isFalse();
-        assertThat(result.restarts()).isEqualTo(5);
-        assertThat(result.failure()).contains("maxAttempts = 5");
+        assertThat(result.outcome()).isInstanceOf(SimulationResult.Failed.class);
+        assertThat(result.decisions().restarts()).isEqualTo(5);
+        assertThat(((SimulationResult.Failed) result.outcome()).reason())
+                .contains("maxAttempts = 5");
     }
 
     @Test
@@ -260,8 +261,8 @@ class JobSimulatorTest {
                 new ShuffleMode[] {ShuffleMode.HYBRID_FULL, ShuffleMode.HYBRID_SELECTIVE}) {
             SimulationResult result = run(hybrid, graph, config);
             assertThat(result.makespan()).isCloseTo(340.0, within(1e-9));
-            assertThat(result.resourceGap()).isZero();
-            assertThat(result.waitingInSlot()).isPositive();
+            assertThat(result.slotTime().resourceGap()).isZero();
+            assertThat(result.slotTime().waitingInSlot()).isPositive();
         }
     }
 }
