@@ -158,15 +158,19 @@ public final class RegionSchedulingStrategy {
         try {
             checkElementIndex(task, graph.numTasks(), "task");
             int region = regions.regionOf(task);
-            checkState(
-                    scheduled.get(region),
-                    "task %s finished, but its region %s is not scheduled",
-                    graph.taskName(task),
-                    region);
-            checkState(
-                    !finished.get(task),
-                    "task %s already finished in this attempt",
-                    graph.taskName(task));
+            // Names are built only on failure: an argument of checkState is built on every call.
+            if (!scheduled.get(region)) {
+                throw new IllegalStateException(
+                        "task "
+                                + graph.taskName(task)
+                                + " finished, but its region "
+                                + region
+                                + " is not scheduled");
+            }
+            if (finished.get(task)) {
+                throw new IllegalStateException(
+                        "task " + graph.taskName(task) + " already finished in this attempt");
+            }
             finished.set(task);
             int v = graph.vertexOfTask(task);
             int subtask = task - graph.firstTask(v);

@@ -14,12 +14,12 @@ import org.jspecify.annotations.Nullable;
  * The tasks a {@link JobMaster} has scheduled and not deployed yet, deployed in slices of a {@link
  * SliceBudget} ({@link DeploymentSlices}) so that its main thread serves other events in between.
  *
- * <p>Each queued range holds tasks of one region and the attempt the region had when it was
- * scheduled. A restart decision between two slices bumps the attempts of the regions it restarts:
- * after {@link #invalidate()}, the tasks not deployed yet are filtered before the next slice, and a
- * range whose region's attempt moved on is dropped (the decision's restart schedules it again) —
- * before any of its descriptors is created, since a stopped producer is unplaced and a descriptor
- * that names it cannot be encoded. Queued ranges are deployed in the order they were added.
+ * <p>Each queued range holds tasks of consecutive regions scheduled at the same attempt. A restart
+ * decision between two slices bumps the attempts of the regions it restarts: after {@link
+ * #invalidate()}, the tasks not deployed yet are filtered before the next slice, and the tasks of a
+ * region whose attempt moved on are dropped (the decision's restart schedules them again) — before
+ * any of its descriptors is created, since a stopped producer is unplaced and a descriptor that
+ * names it cannot be encoded. Queued ranges are deployed in the order they were added.
  *
  * <p>Not thread-safe: the JobManager's main thread. Memory: two ints and a long per queued range
  * and a {@link DeploymentSlices} over the ranges handed to it; a slice costs what {@link
@@ -51,8 +51,20 @@ final class DeploymentQueue {
         this.budget = budget;
     }
 
-    /** Queues tasks {@code [fromTask, toTask)} of one region, scheduled at {@code attempt}. */
+    /**
+     * Queues tasks {@code [fromTask, toTask)} of one region, scheduled at {@code attempt}. A range
+     * that continues the last one queued at the same attempt extends it, so the million singleton
+     * sink regions that one finished source stage schedules are one range, not a million. O(1)
+     * amortised.
+     */
     void add(int fromTask, int toTask, int attempt) {
+        int last = waiting.size() - 1;
+        if (last >= 0
+                && waitingAttempts.getInt(last) == attempt
+                && PackedRange.end(waiting.getLong(last)) == fromTask) {
+            waiting.set(last, PackedRange.of(PackedRange.start(waiting.getLong(last)), toTask));
+            return;
+        }
         waiting.add(PackedRange.of(fromTask, toTask));
         waitingAttempts.add(attempt);
     }
@@ -104,7 +116,9 @@ final class DeploymentQueue {
 
     /**
      * Builds the next slicer over what the current one has left and every waiting range, keeping
-     * only the ranges whose region is still at the attempt it was scheduled at.
+     * only the tasks whose region is still at the attempt it was scheduled at: checked task by task
+     * after {@link #invalidate()} (a range may span regions; O(queued tasks), less than deploying
+     * them), by each range's first task otherwise.
      */
     private void refill() {
         LongArrayList ranges = new LongArrayList();
@@ -142,10 +156,25 @@ final class DeploymentQueue {
     }
 
     private void keep(long range, int attempt, LongArrayList ranges, IntArrayList attempts) {
-        if (PackedRange.size(range) > 0
-                && currentAttempt.applyAsInt(PackedRange.start(range)) == attempt) {
-            ranges.add(range);
-            attempts.add(attempt);
+        int start = PackedRange.start(range);
+        int end = PackedRange.end(range);
+        if (!stale) {
+            if (start < end && currentAttempt.applyAsInt(start) == attempt) {
+                ranges.add(range);
+                attempts.add(attempt);
+            }
+            return;
+        }
+        int runStart = -1; // first task of the current run of tasks still at the attempt
+        for (int task = start; task <= end; task++) {
+            boolean current = task < end && currentAttempt.applyAsInt(task) == attempt;
+            if (current && runStart < 0) {
+                runStart = task;
+            } else if (!current && runStart >= 0) {
+                ranges.add(PackedRange.of(runStart, task));
+                attempts.add(attempt);
+                runStart = -1;
+            }
         }
     }
 }

@@ -18,9 +18,7 @@ import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.PartitionId;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntList;
-import it.unimi.dsi.fastutil.ints.IntLists;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 
 /**
@@ -84,6 +82,10 @@ public final class JobScheduler {
         void stopAll();
     }
 
+    // The release buffer keeps at most this many ranges' room between events: one event can free
+    // a million ranges, and its buffer would otherwise stay for the job's lifetime.
+    private static final int RETAINED_CAPACITY = 1024;
+
     private final JobGraph graph;
     private final ExecutionTopology topology;
     private final PipelinedRegions regions;
@@ -94,11 +96,10 @@ public final class JobScheduler {
     private final MainThread mainThread = new MainThread("job scheduler");
     private final TaskRangeCursor cursor;
     // Regions the strategy scheduled during the current event, deployed once it returns.
-    private final IntArrayList scheduled = new IntArrayList();
-    private final IntList scheduledView = IntLists.unmodifiable(scheduled);
+    private final QueueingDeployer scheduled = new QueueingDeployer();
     // Partition ranges freed during the current event, as PackedRange values.
     private final LongArrayList released = new LongArrayList();
-    private final PackedInts unfinished; // per region: tasks not finished in the current attempt
+    private final PackedInts finished; // per region: tasks finished in its current attempt
 
     /**
      * The scheduler of {@code graph}, restarting as {@code policy} allows and acting through {@code
@@ -110,15 +111,12 @@ public final class JobScheduler {
         this.topology = ExecutionTopology.of(graph);
         this.regions = PipelinedRegions.build(topology);
         RegionInputs inputs = RegionInputs.of(regions);
-        this.strategy = new RegionSchedulingStrategy(inputs, new QueueingDeployer(scheduled));
+        this.strategy = new RegionSchedulingStrategy(inputs, scheduled);
         this.failover =
                 new FailoverHandler(inputs, strategy, policy, new QueueingRelease(released));
         this.pendingRestarts = new PendingRestarts(regions.numRegions());
         this.cursor = regions.newTaskRangeCursor();
-        this.unfinished = PackedInts.zeros(regions.numRegions());
-        for (int r = 0; r < unfinished.size(); r++) {
-            unfinished.set(r, regions.numTasks(r));
-        }
+        this.finished = PackedInts.zeros(regions.numRegions()); // counts up: no O(regions) fill
     }
 
     /** Schedules the regions that have no inputs to wait for. Call once. */
@@ -138,7 +136,7 @@ public final class JobScheduler {
         boolean current = failover.onTaskFinished(task, attempt);
         if (current) {
             int region = regions.regionOf(task);
-            if (unfinished.add(region, -1) == 0) {
+            if (finished.add(region, 1) == regions.numTasks(region)) {
                 queuePipelinedRelease(region);
             }
         }
@@ -252,7 +250,7 @@ public final class JobScheduler {
         try {
             if (handling instanceof FailureHandling.Restart restart) {
                 pendingRestarts.add(restart);
-                restart.tasks().forEachRegion(r -> unfinished.set(r, regions.numTasks(r)));
+                restart.tasks().forEachRegion(r -> finished.set(r, 0));
                 actions.stop(restart.tasks());
             } else if (handling instanceof FailureHandling.FailJob) {
                 actions.stopAll();
@@ -269,7 +267,7 @@ public final class JobScheduler {
         mainThread.inCallback(true);
         try {
             if (!scheduled.isEmpty()) {
-                actions.deploy(scheduledView);
+                actions.deploy(scheduled.regions());
             }
         } finally {
             scheduled.clear();
@@ -280,6 +278,7 @@ public final class JobScheduler {
                 }
             } finally {
                 released.clear();
+                released.trim(RETAINED_CAPACITY);
                 mainThread.inCallback(false);
             }
         }

@@ -1,0 +1,117 @@
+package io.railyard.jobmaster;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.railyard.deployment.DeploymentDescriptors;
+import io.railyard.deployment.InMemoryBlobStore;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.OffloadOptions;
+import io.railyard.deployment.ShuffleDescriptorSource;
+import io.railyard.deployment.SliceBudget;
+import io.railyard.deployment.WorkerTable;
+import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ResultPartitionType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The queue behind sliced deployment: ranges merged when queued, filtered task by task. */
+class DeploymentQueueTest {
+    private static final int SOURCES = 6;
+    private static final WorkerTable WORKERS = new WorkerTable(List.of("w0:1"));
+
+    private final int[] attempts = new int[2 * SOURCES];
+    private final List<String> deployed = new ArrayList<>();
+    private final DeploymentQueue queue =
+            new DeploymentQueue(descriptors(), task -> attempts[task], SliceBudget.ofTasks(2));
+
+    /** Sources of a BLOCKING all-to-all job: descriptors that name no producer. */
+    private static DeploymentDescriptors descriptors() {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", SOURCES)
+                        .addVertex("sink", SOURCES)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                        .build();
+        ShuffleDescriptorSource shuffle =
+                new ShuffleDescriptorSource() {
+                    @Override
+                    public WorkerTable workers() {
+                        return WORKERS;
+                    }
+
+                    @Override
+                    public int worker(int partition) {
+                        return 0;
+                    }
+
+                    @Override
+                    public int connectionIndex(int partition) {
+                        return 0;
+                    }
+
+                    @Override
+                    public int producerAttempt(int partition) {
+                        return 0;
+                    }
+                };
+        return new DeploymentDescriptors(
+                new JobId(1, 2),
+                ExecutionTopology.of(graph),
+                shuffle,
+                new InMemoryBlobStore(),
+                OffloadOptions.NEVER);
+    }
+
+    private void drain() throws IOException {
+        while (queue.runSlice((task, attempt, descriptor) -> deployed.add(task + "@" + attempt))) {
+            // one slice a step, as the main thread runs them
+        }
+    }
+
+    private void queueEverySourceAlone() {
+        for (int task = 0; task < SOURCES; task++) {
+            queue.add(task, task + 1, 0);
+        }
+    }
+
+    @Test
+    void consecutiveRegionsAtOneAttempt_deployInOrder() throws IOException {
+        queueEverySourceAlone();
+
+        drain();
+
+        assertThat(deployed).containsExactly("0@0", "1@0", "2@0", "3@0", "4@0", "5@0");
+    }
+
+    @Test
+    void aRestartedRegionInsideAMergedRange_isDropped_andTheRegionsAroundItDeploy()
+            throws IOException {
+        queueEverySourceAlone();
+        assertThat(queue.runSlice((task, attempt, d) -> deployed.add(task + "@" + attempt)))
+                .isTrue();
+        assertThat(deployed).containsExactly("0@0", "1@0");
+
+        attempts[3] = 1; // a restart decision took task 3's region to its next attempt
+        queue.invalidate();
+        drain();
+
+        assertThat(deployed).containsExactly("0@0", "1@0", "2@0", "4@0", "5@0");
+    }
+
+    @Test
+    void aRangeAtAnotherAttempt_isNotMergedIntoTheOneBefore() throws IOException {
+        queue.add(0, 1, 0);
+        queue.add(1, 2, 1);
+        attempts[1] = 1;
+        attempts[0] = 1; // task 0's region restarted after it was queued
+        queue.invalidate();
+
+        drain();
+
+        assertThat(deployed).containsExactly("1@1");
+    }
+}
