@@ -2,28 +2,44 @@ package io.railyard.deployment;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key of a blob: the SHA-256 of its content as 64 lower-case hex digits. Keys are validated on
  * construction, so a key can never carry a path ({@code ../}), an upper-case or non-hex character,
- * a NUL or a wrong length into a file-system call. Immutable.
+ * a NUL or a wrong length into a file-system call. Immutable; equal when the digits are equal.
  *
- * @param hex 64 lower-case hex digits
+ * <p>A class rather than a record: it keeps its raw bytes, decoded once, because every descriptor
+ * that reads an offloaded group writes them (a million sink descriptors at P = 1,000,000).
  */
-public record BlobKey(String hex) {
+public final class BlobKey {
     /** Length of a key in characters. */
     public static final int LENGTH = 64;
 
+    private final String hex;
+    private final byte[] raw; // the digits decoded, LENGTH / 2 bytes; never handed out
+
     /**
-     * Checks the key.
+     * The key {@code hex}: 64 lower-case hex digits.
      *
      * @throws IllegalArgumentException if {@code hex} is not exactly 64 characters of [0-9a-f]
      */
-    public BlobKey {
+    public BlobKey(String hex) {
         checkArgument(
                 hex.length() == LENGTH && hex.chars().allMatch(BlobKey::isLowerHex),
                 "a blob key is %s lower-case hex digits (a SHA-256), was '%s'",
                 LENGTH,
                 printable(hex));
+        this.hex = hex;
+        this.raw = new byte[LENGTH / 2];
+        for (int i = 0; i < LENGTH; i += 2) {
+            raw[i / 2] = (byte) (hexValue(hex.charAt(i)) << 4 | hexValue(hex.charAt(i + 1)));
+        }
+    }
+
+    /** The key's 64 lower-case hex digits. */
+    public String hex() {
+        return hex;
     }
 
     /**
@@ -31,10 +47,7 @@ public record BlobKey(String hex) {
      * no allocation beyond the buffer's growth.
      */
     void writeRawBytes(ByteWriter out) {
-        out.ensureCapacity(LENGTH / 2);
-        for (int i = 0; i < LENGTH; i += 2) {
-            out.writeByte(hexValue(hex.charAt(i)) << 4 | hexValue(hex.charAt(i + 1)));
-        }
+        out.writeBytes(raw, 0, raw.length);
     }
 
     /** The value of a lower-case hex digit, which the constructor checked it is. */
@@ -62,6 +75,16 @@ public record BlobKey(String hex) {
             out.append("… (").append(text.length()).append(" characters)");
         }
         return out.toString();
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other instanceof BlobKey that && that.hex.equals(hex);
+    }
+
+    @Override
+    public int hashCode() {
+        return hex.hashCode();
     }
 
     @Override

@@ -123,18 +123,22 @@ public sealed interface InputDescriptor permits InputDescriptor.Inline, InputDes
         }
     }
 
+    // Built on every descriptor: the three-value message is formatted only on failure (Guava's
+    // checkArgument with three values would box them on every call).
     private static void checkRange(int group, int firstSubpartition, int numSubpartitions) {
         checkArgument(group >= 0, "group must be >= 0, was %s", group);
         checkArgument(
                 firstSubpartition >= 0,
                 "firstSubpartition must be >= 0, was %s",
                 firstSubpartition);
-        checkArgument(
-                numSubpartitions >= 1 && numSubpartitions <= Integer.MAX_VALUE - firstSubpartition,
-                "numSubpartitions must be in [1, %s] after firstSubpartition %s, was %s",
-                Integer.MAX_VALUE - firstSubpartition,
-                firstSubpartition,
-                numSubpartitions);
+        if (numSubpartitions < 1 || numSubpartitions > Integer.MAX_VALUE - firstSubpartition) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "numSubpartitions must be in [1, %s] after firstSubpartition %s, was %s",
+                            Integer.MAX_VALUE - firstSubpartition,
+                            firstSubpartition,
+                            numSubpartitions));
+        }
     }
 
     /** The start of either shape's {@code toString()}: the group and the subpartitions read. */

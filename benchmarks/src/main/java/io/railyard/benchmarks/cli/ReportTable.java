@@ -15,7 +15,7 @@ final class ReportTable {
     private static final String[][] INITIALIZED_PARTS = {
         {"scheduling", "  of which scheduling (group kinds, input counts, counters)"},
         {"failover", "  of which failover (release, availability, attempts, marks)"},
-        {"descriptors", "  of which descriptor cache and task placement"},
+        {"descriptors", "  of which descriptor cache, shuffle master, workers, core"},
     };
 
     private ReportTable() {}
@@ -198,20 +198,12 @@ final class ReportTable {
         long initialized = memory.getOrDefault("initialized", 0L);
         row(
                 out,
-                "memory: initialized state",
+                "memory: JobMaster, initialised",
                 humanBytes(initialized),
                 flink == null ? "" : humanBytes(flink.graphBytes()),
                 flink == null ? "" : ratio((double) flink.graphBytes(), (double) initialized),
                 "30 GiB heap",
                 "2 GiB heap");
-        row(
-                out,
-                "memory: the JobMaster facade",
-                humanBytes(memory.getOrDefault("job_master", 0L)),
-                "",
-                "",
-                "",
-                "");
         row(
                 out,
                 "  of which topology",

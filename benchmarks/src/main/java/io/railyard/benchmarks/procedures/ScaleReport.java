@@ -266,12 +266,13 @@ public final class ScaleReport {
 
     /**
      * Retained bytes by structure: {@code topology}, {@code regions} (beyond the topology), {@code
-     * initialized} (the whole initialised state), its parts beyond the regions — {@code scheduling}
-     * (the group kinds and input counts, the strategy's counters and bits), {@code failover}
-     * (beyond scheduling: release counters, partition availability, attempts, the restart
-     * computation's marks) and {@code descriptors} (the descriptor cache and the task placement) —
-     * and {@code job_master} (the JobManager core's facade holding it, with its shuffle master and
-     * worker table).
+     * initialized} (the whole JobManager core, a {@link JobMaster} built and not started), its
+     * parts beyond the regions — {@code scheduling} (the group kinds and input counts, the
+     * strategy's counters and bits), {@code failover} (beyond scheduling: release counters,
+     * partition availability, attempts, the restart computation's marks) and {@code descriptors}
+     * (the rest: the descriptor cache, the shuffle master's placement, the worker table and the
+     * scheduler core's own counters) — and {@code job_master}, the same as {@code initialized}
+     * (kept as a JSON key).
      */
     public ImmutableMap<String, Long> memory() {
         return core.memory();

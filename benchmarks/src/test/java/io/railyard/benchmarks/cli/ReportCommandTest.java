@@ -86,7 +86,7 @@ class ReportCommandTest {
                         root.path("memory").path("topology").asLong()
                                 + root.path("memory").path("regions").asLong()
                                 + 200 * 4); // an int per task at least
-        assertThat(out).contains("memory: the JobMaster facade");
+        assertThat(out).contains("memory: JobMaster, initialised");
         long parts =
                 root.path("memory").path("scheduling").asLong()
                         + root.path("memory").path("failover").asLong()
