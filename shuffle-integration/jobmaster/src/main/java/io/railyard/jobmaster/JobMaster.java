@@ -83,7 +83,11 @@ public final class JobMaster implements AutoCloseable {
         this.placement = builder.placement;
         this.cursor = scheduler.regions().newTaskRangeCursor();
         this.deployments =
-                new DeploymentQueue(descriptors, scheduler.failover()::attempt, builder.budget);
+                new DeploymentQueue(
+                        descriptors,
+                        scheduler.regions(),
+                        scheduler.failover()::attempt,
+                        builder.budget);
         this.mainThread = builder.mainThread;
     }
 
@@ -291,13 +295,17 @@ public final class JobMaster implements AutoCloseable {
         @Override
         public void deploy(IntList regions) {
             for (int i = 0; i < regions.size(); i++) {
-                cursor.reset(regions.getInt(i));
+                int region = regions.getInt(i);
+                cursor.reset(region);
+                int attempt = -1;
                 while (cursor.next()) {
-                    int attempt = scheduler.failover().attempt(cursor.start());
+                    attempt = scheduler.failover().attempt(cursor.start());
                     for (int task = cursor.start(); task < cursor.end(); task++) {
                         shuffle.place(task, placement.workerFor(task));
                     }
-                    deployments.add(cursor.start(), cursor.end(), attempt);
+                }
+                if (attempt >= 0) {
+                    deployments.add(region, attempt);
                 }
             }
             try {

@@ -11,6 +11,7 @@ import io.railyard.deployment.ShuffleDescriptorSource;
 import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.WorkerTable;
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.regions.PipelinedRegions;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
@@ -18,24 +19,28 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The queue behind sliced deployment: ranges merged when queued, filtered task by task. */
+/** The queue behind sliced deployment: regions queued as runs, expanded when reached, filtered. */
 class DeploymentQueueTest {
     private static final int SOURCES = 6;
     private static final WorkerTable WORKERS = new WorkerTable(List.of("w0:1"));
 
+    private static final JobGraph GRAPH =
+            JobGraph.builder()
+                    .addVertex("source", SOURCES)
+                    .addVertex("sink", SOURCES)
+                    .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                    .build();
+    private static final ExecutionTopology TOPOLOGY = ExecutionTopology.of(GRAPH);
+    private static final PipelinedRegions REGIONS = PipelinedRegions.build(TOPOLOGY);
+
     private final int[] attempts = new int[2 * SOURCES];
     private final List<String> deployed = new ArrayList<>();
     private final DeploymentQueue queue =
-            new DeploymentQueue(descriptors(), task -> attempts[task], SliceBudget.ofTasks(2));
+            new DeploymentQueue(
+                    descriptors(), REGIONS, task -> attempts[task], SliceBudget.ofTasks(2));
 
-    /** Sources of a BLOCKING all-to-all job: descriptors that name no producer. */
+    /** Sources of a BLOCKING all-to-all job (singleton regions): descriptors naming no producer. */
     private static DeploymentDescriptors descriptors() {
-        JobGraph graph =
-                JobGraph.builder()
-                        .addVertex("source", SOURCES)
-                        .addVertex("sink", SOURCES)
-                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
-                        .build();
         ShuffleDescriptorSource shuffle =
                 new ShuffleDescriptorSource() {
                     @Override
@@ -59,11 +64,7 @@ class DeploymentQueueTest {
                     }
                 };
         return new DeploymentDescriptors(
-                new JobId(1, 2),
-                ExecutionTopology.of(graph),
-                shuffle,
-                new InMemoryBlobStore(),
-                OffloadOptions.NEVER);
+                new JobId(1, 2), TOPOLOGY, shuffle, new InMemoryBlobStore(), OffloadOptions.NEVER);
     }
 
     private void drain() throws IOException {
@@ -72,15 +73,15 @@ class DeploymentQueueTest {
         }
     }
 
-    private void queueEverySourceAlone() {
+    private void queueEverySource() {
         for (int task = 0; task < SOURCES; task++) {
-            queue.add(task, task + 1, 0);
+            queue.add(REGIONS.regionOf(task), 0);
         }
     }
 
     @Test
     void consecutiveRegionsAtOneAttempt_deployInOrder() throws IOException {
-        queueEverySourceAlone();
+        queueEverySource();
 
         drain();
 
@@ -90,7 +91,7 @@ class DeploymentQueueTest {
     @Test
     void aRestartedRegionInsideAMergedRange_isDropped_andTheRegionsAroundItDeploy()
             throws IOException {
-        queueEverySourceAlone();
+        queueEverySource();
         assertThat(queue.runSlice((task, attempt, d) -> deployed.add(task + "@" + attempt)))
                 .isTrue();
         assertThat(deployed).containsExactly("0@0", "1@0");
@@ -103,15 +104,13 @@ class DeploymentQueueTest {
     }
 
     @Test
-    void aRangeAtAnotherAttempt_isNotMergedIntoTheOneBefore() throws IOException {
-        queue.add(0, 1, 0);
-        queue.add(1, 2, 1);
-        attempts[1] = 1;
-        attempts[0] = 1; // task 0's region restarted after it was queued
-        queue.invalidate();
+    void aRegionRestartedBeforeItIsExpanded_isDropped() throws IOException {
+        queueEverySource();
+        attempts[4] = 1; // restarted after it was queued: its restart queues it again
+        queue.add(REGIONS.regionOf(4), 1);
 
         drain();
 
-        assertThat(deployed).containsExactly("1@1");
+        assertThat(deployed).containsExactly("0@0", "1@0", "2@0", "3@0", "5@0", "4@1");
     }
 }
