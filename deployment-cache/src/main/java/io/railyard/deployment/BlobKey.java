@@ -1,7 +1,6 @@
 package io.railyard.deployment;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
+import java.util.HexFormat;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,16 +24,38 @@ public final class BlobKey {
      * @throws IllegalArgumentException if {@code hex} is not exactly 64 characters of [0-9a-f]
      */
     public BlobKey(String hex) {
-        checkArgument(
-                hex.length() == LENGTH && hex.chars().allMatch(BlobKey::isLowerHex),
-                "a blob key is %s lower-case hex digits (a SHA-256), was '%s'",
-                LENGTH,
-                printable(hex));
+        // The message is built only on failure: printable() would cost a copy on every key.
+        if (hex.length() != LENGTH || !hex.chars().allMatch(BlobKey::isLowerHex)) {
+            throw new IllegalArgumentException(
+                    "a blob key is "
+                            + LENGTH
+                            + " lower-case hex digits (a SHA-256), was '"
+                            + printable(hex)
+                            + "'");
+        }
         this.hex = hex;
         this.raw = new byte[LENGTH / 2];
         for (int i = 0; i < LENGTH; i += 2) {
             raw[i / 2] = (byte) (hexValue(hex.charAt(i)) << 4 | hexValue(hex.charAt(i + 1)));
         }
+    }
+
+    private BlobKey(byte[] raw) {
+        this.raw = raw;
+        this.hex = HexFormat.of().formatHex(raw);
+    }
+
+    /**
+     * The key whose raw bytes are {@code raw} ({@code LENGTH / 2} of them, kept: the caller hands
+     * the array over), as a descriptor carries it: any 32 bytes are a valid key, so nothing is
+     * checked, and nothing decoded from hex again.
+     */
+    static BlobKey fromRawBytes(byte[] raw) {
+        if (raw.length != LENGTH / 2) {
+            throw new IllegalArgumentException(
+                    "a raw blob key is " + LENGTH / 2 + " bytes, was " + raw.length);
+        }
+        return new BlobKey(raw);
     }
 
     /** The key's 64 lower-case hex digits. */

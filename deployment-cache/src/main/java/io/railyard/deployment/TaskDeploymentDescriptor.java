@@ -3,7 +3,6 @@ package io.railyard.deployment;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableList;
-import com.google.common.io.BaseEncoding;
 import io.railyard.topology.ResultPartitionType;
 
 /**
@@ -156,11 +155,7 @@ public record TaskDeploymentDescriptor(
         int kind = in.readByte("input kind");
         if (kind == BLOB) {
             byte[] key = in.readBytes(BlobKey.LENGTH / 2, "blob key");
-            return InputDescriptor.offloaded(
-                    group,
-                    first,
-                    count,
-                    new BlobKey(BaseEncoding.base16().lowerCase().encode(key)));
+            return InputDescriptor.offloaded(group, first, count, BlobKey.fromRawBytes(key));
         }
         if (kind != INLINE) {
             throw in.corrupt(kindAt, "input kind", "unknown kind " + kind);

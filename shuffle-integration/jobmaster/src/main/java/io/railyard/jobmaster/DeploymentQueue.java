@@ -73,15 +73,7 @@ final class DeploymentQueue {
      * run queued at the same attempt extends it. O(1) amortised.
      */
     void add(int region, int attempt) {
-        int last = runs.size() - 1;
-        if (last >= head
-                && runAttempts.getInt(last) == attempt
-                && PackedRange.end(runs.getLong(last)) == region) {
-            runs.set(last, PackedRange.of(PackedRange.start(runs.getLong(last)), region + 1));
-            return;
-        }
-        runs.add(PackedRange.of(region, region + 1));
-        runAttempts.add(attempt);
+        append(PackedRange.of(region, region + 1), attempt, runs, runAttempts);
     }
 
     /**

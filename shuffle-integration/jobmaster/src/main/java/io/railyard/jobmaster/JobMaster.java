@@ -297,16 +297,16 @@ public final class JobMaster implements AutoCloseable {
             for (int i = 0; i < regions.size(); i++) {
                 int region = regions.getInt(i);
                 cursor.reset(region);
-                int attempt = -1;
+                int attempt = -1; // the region's, read at its first task
                 while (cursor.next()) {
-                    attempt = scheduler.failover().attempt(cursor.start());
+                    if (attempt < 0) {
+                        attempt = scheduler.failover().attempt(cursor.start());
+                    }
                     for (int task = cursor.start(); task < cursor.end(); task++) {
                         shuffle.place(task, placement.workerFor(task));
                     }
                 }
-                if (attempt >= 0) {
-                    deployments.add(region, attempt);
-                }
+                deployments.add(region, attempt);
             }
             try {
                 deployQueued();
