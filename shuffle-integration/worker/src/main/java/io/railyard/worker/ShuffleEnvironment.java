@@ -6,12 +6,16 @@ import io.railyard.deployment.InputDescriptor;
 import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.shuffle.PartitionLostException;
+import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One worker's shuffle environment, the worker side of the JobManager seam (Flink's {@code
@@ -36,6 +40,7 @@ public final class ShuffleEnvironment {
     private final PartitionRegistry partitions = new PartitionRegistry();
     private final WorkerDescriptorCache descriptors;
     private final PartitionLocator peers;
+    private final @Nullable NetworkReader network;
 
     /**
      * The environment of worker {@code worker}, writing through {@code shuffle}, BLOCKING results
@@ -51,6 +56,23 @@ public final class ShuffleEnvironment {
             PartitionKind blocking,
             BlobStore blobs,
             PartitionLocator peers) {
+        this(worker, shuffle, blocking, blobs, peers, null);
+    }
+
+    /**
+     * An environment as {@link #ShuffleEnvironment(int, ShuffleWorker, PartitionKind, BlobStore,
+     * PartitionLocator)} makes, whose gates read every partition — of this worker too — through
+     * {@code network} when it is not null (the local engine's {@code --transport tcp}).
+     *
+     * @throws IllegalArgumentException if {@code blocking} is readable while written
+     */
+    public ShuffleEnvironment(
+            int worker,
+            ShuffleWorker shuffle,
+            PartitionKind blocking,
+            BlobStore blobs,
+            PartitionLocator peers,
+            @Nullable NetworkReader network) {
         if (blocking.isReadableWhileWritten()) {
             throw new IllegalArgumentException(
                     "the partition kind of BLOCKING results must be SORT or HASH, was " + blocking);
@@ -60,6 +82,7 @@ public final class ShuffleEnvironment {
         this.blocking = blocking;
         this.descriptors = new WorkerDescriptorCache(blobs);
         this.peers = peers;
+        this.network = network;
     }
 
     /** This worker's index in the job's worker table. */
@@ -113,10 +136,33 @@ public final class ShuffleEnvironment {
     }
 
     /**
+     * A gate named {@code name} over subpartition {@code subpartition} of {@code partitions}, held
+     * by {@code holders}: through the network reader if there is one, else from this worker's
+     * registry and, through the locator, other workers' (waiting for each as {@link
+     * PartitionRegistry#await} does).
+     */
+    InputGate openGate(
+            String name,
+            int[] holders,
+            List<PartitionId> partitions,
+            int subpartition,
+            PartitionRegistry.Waiter waiter)
+            throws PartitionLostException, InterruptedException {
+        if (network != null) {
+            return network.openGate(name, holders, partitions, subpartition);
+        }
+        List<ResultPartition> read = new ArrayList<>(partitions.size());
+        for (int i = 0; i < partitions.size(); i++) {
+            read.add(partition(holders[i], partitions.get(i), waiter));
+        }
+        return shuffle.openGate(name, read, subpartition);
+    }
+
+    /**
      * Partition {@code id}, held by worker {@code holder}: from this worker's registry if it is
      * this worker, else through the locator; waits for it as {@link PartitionRegistry#await} does.
      */
-    ResultPartition partition(int holder, PartitionId id, PartitionRegistry.Waiter waiter)
+    private ResultPartition partition(int holder, PartitionId id, PartitionRegistry.Waiter waiter)
             throws PartitionLostException, InterruptedException {
         return holder == worker ? partitions.await(id, waiter) : peers.find(holder, id, waiter);
     }

@@ -124,14 +124,15 @@ public final class TaskShuffle implements AutoCloseable {
                                 + " subpartitions; a gate reads one");
             }
             GroupDescriptors group = environment.resolve(input);
-            List<ResultPartition> read = new ArrayList<>(group.size());
+            int[] holders = new int[group.size()];
+            List<PartitionId> read = new ArrayList<>(group.size());
             for (int i = 0; i < group.size(); i++) {
-                PartitionId id =
-                        new PartitionId(group.firstPartition() + i, group.producerAttempt(i));
-                read.add(environment.partition(group.worker(i), id, attempt));
+                holders[i] = group.worker(i);
+                read.add(new PartitionId(group.firstPartition() + i, group.producerAttempt(i)));
             }
             String name = "t" + descriptor.task() + ".a" + descriptor.attempt() + ".in" + k;
-            gates.add(environment.shuffle().openGate(name, read, input.firstSubpartition()));
+            gates.add(
+                    environment.openGate(name, holders, read, input.firstSubpartition(), attempt));
         }
         return List.copyOf(gates);
     }

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * gate's, kept by the gate under its lock.
  */
 final class ChannelReader implements Runnable {
-    final InputGate gate;
+    final LocalInputGate gate;
     final int index;
     final ResultPartition partition;
     private final int subpartition;
@@ -18,7 +18,7 @@ final class ChannelReader implements Runnable {
     boolean started;
     volatile boolean done;
 
-    /** Bytes worth reading for it this turn (its gate's {@link InputGate#turnBytes()}). */
+    /** Bytes worth reading for it this turn (its gate's {@link LocalInputGate#turnBytes()}). */
     long turnBytes;
 
     /** The reader of a hybrid partition, once the IO thread attached it. */
@@ -30,7 +30,7 @@ final class ChannelReader implements Runnable {
     int laneSequence;
     int broadcastSequence;
 
-    ChannelReader(InputGate gate, int index, ResultPartition partition, int subpartition) {
+    ChannelReader(LocalInputGate gate, int index, ResultPartition partition, int subpartition) {
         this.gate = gate;
         this.index = index;
         this.partition = partition;

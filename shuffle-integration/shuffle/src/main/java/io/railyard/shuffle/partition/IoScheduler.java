@@ -76,10 +76,10 @@ final class IoScheduler implements AutoCloseable {
     private @Nullable Throwable deathCause;
 
     // Gates given buffers or ended channels this round: published once at its end.
-    private final List<InputGate> touched = new ArrayList<>();
+    private final List<LocalInputGate> touched = new ArrayList<>();
     // Gates published to whose consumers were not woken yet (InputGate#publish): published again
     // after every round until they are, and woken before the IO thread idles.
-    private final List<InputGate> deferred = new ArrayList<>();
+    private final List<LocalInputGate> deferred = new ArrayList<>();
     private final BufferOwner owner;
     private final List<Page> stagingPages;
     private final ReadStaging staging;
@@ -342,7 +342,7 @@ final class IoScheduler implements AutoCloseable {
     private void publishTouched(boolean force) {
         int handed = 0;
         for (int i = 0; i < touched.size(); i++) {
-            InputGate gate = touched.get(i);
+            LocalInputGate gate = touched.get(i);
             handed += gate.publish(force) ? 1 : 0;
             if (gate.wakeDeferred() && gate.enterDeferredList()) {
                 deferred.add(gate);
@@ -350,7 +350,7 @@ final class IoScheduler implements AutoCloseable {
         }
         touched.clear();
         for (int i = deferred.size() - 1; i >= 0; i--) {
-            InputGate gate = deferred.get(i);
+            LocalInputGate gate = deferred.get(i);
             gate.publish(force);
             if (!gate.wakeDeferred()) {
                 gate.leaveDeferredList();
@@ -470,7 +470,8 @@ final class IoScheduler implements AutoCloseable {
     private boolean deliverFrame(
             ChannelReader channel, FrameHeader header, ByteBuffer stored, FrameContext at)
             throws CorruptPartitionFileException {
-        InputGate.Buffer buffer = channel.gate.tryTake(channel, header.uncompressedLength());
+        LocalInputGate.LocalBuffer buffer =
+                channel.gate.tryTake(channel, header.uncompressedLength());
         if (buffer == null) {
             return false;
         }

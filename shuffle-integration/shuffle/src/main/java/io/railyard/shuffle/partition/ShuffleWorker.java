@@ -51,7 +51,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private final LongAdder bytesWritten = new LongAdder();
     private final LeftoverFiles leftovers = new LeftoverFiles();
     private final HybridCounters hybrid = new HybridCounters();
-    private final Set<InputGate> openGates = ConcurrentHashMap.newKeySet();
+    private final Set<LocalInputGate> openGates = ConcurrentHashMap.newKeySet();
 
     @GuardedBy("this")
     private boolean closed;
@@ -82,7 +82,7 @@ public final class ShuffleWorker implements AutoCloseable {
      * itself, see {@link #openGate}). On the dying thread.
      */
     private void ioThreadDied(Throwable cause) {
-        for (InputGate gate : openGates) {
+        for (LocalInputGate gate : openGates) {
             gate.ioThreadDied(cause);
         }
     }
@@ -246,8 +246,23 @@ public final class ShuffleWorker implements AutoCloseable {
      *
      * @throws IllegalStateException if the worker is closed, or its IO thread died
      */
-    public synchronized InputGate openGate(
+    public InputGate openGate(
             String name, List<? extends ResultPartition> partitions, int subpartition) {
+        return openGate(name, partitions, subpartition, options.gatePages());
+    }
+
+    /**
+     * A gate as {@link #openGate(String, List, int)} opens, guaranteed {@code pages} pages (a data
+     * server's reader of a remote consumer's stream takes fewer than a task's gate).
+     *
+     * @throws IllegalArgumentException if {@code pages} is below 1
+     * @throws io.railyard.shuffle.buffer.InsufficientNetworkMemoryException if the budget cannot
+     *     pledge them
+     * @throws IllegalStateException if the worker is closed, or its IO thread died
+     */
+    public synchronized InputGate openGate(
+            String name, List<? extends ResultPartition> partitions, int subpartition, int pages) {
+        checkArgument(pages >= 1, "gate pages must be >= 1, was %s", pages);
         checkState(!closed, "shuffle worker closed");
         checkIoThreadAlive();
         for (ResultPartition partition : partitions) {
@@ -256,12 +271,9 @@ public final class ShuffleWorker implements AutoCloseable {
         }
         BufferOwner owner =
                 pool.register(
-                        "input gate '" + name + "'",
-                        options.gatePages(),
-                        ShuffleOptions.GATE_PAGES_KEY,
-                        null);
-        InputGate gate =
-                new InputGate(
+                        "input gate '" + name + "'", pages, ShuffleOptions.GATE_PAGES_KEY, null);
+        LocalInputGate gate =
+                new LocalInputGate(
                         name,
                         owner,
                         scheduler,
@@ -337,7 +349,7 @@ public final class ShuffleWorker implements AutoCloseable {
             return;
         }
         closed = true;
-        for (InputGate gate : List.copyOf(openGates)) {
+        for (LocalInputGate gate : List.copyOf(openGates)) {
             gate.close(); // cancels its queued reads and returns its queued pages
         }
         scheduler.close();

@@ -89,10 +89,10 @@ class ReadHandOffTest {
                         ShuffleHarness.write(worker, PartitionKind.SORT, p, 1, oneRecord(p)));
             }
             CountDownLatch release = ShuffleHarness.parkIoThread(worker);
-            try (InputGate gate = worker.openGate("c", partitions, 0)) {
+            try (LocalInputGate gate = (LocalInputGate) worker.openGate("c", partitions, 0)) {
                 try {
                     ChannelReader channel = partitions.get(0).readers.iterator().next();
-                    InputGate.Buffer buffer = gate.tryTake(channel, 100);
+                    LocalInputGate.LocalBuffer buffer = gate.tryTake(channel, 100);
                     assertThat(buffer).isNotNull();
                     gate.deliver(buffer);
 

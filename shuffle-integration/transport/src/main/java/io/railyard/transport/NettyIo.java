@@ -1,0 +1,67 @@
+package io.railyard.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Netty's event loops and channel classes: native epoll where it loads (Linux), NIO elsewhere.
+ * Stateless.
+ */
+final class NettyIo {
+    private NettyIo() {}
+
+    /** Connections of this process's data servers and clients open now (both ends count). */
+    static final AtomicInteger OPEN_CONNECTIONS = new AtomicInteger();
+
+    /** Event-loop groups of this process not shut down. */
+    static final AtomicInteger OPEN_GROUPS = new AtomicInteger();
+
+    /** Counts {@code channel} in {@link #OPEN_CONNECTIONS} until it closes. */
+    static void track(Channel channel) {
+        OPEN_CONNECTIONS.incrementAndGet();
+        channel.closeFuture().addListener(f -> OPEN_CONNECTIONS.decrementAndGet());
+    }
+
+    /** Whether the native epoll transport is in use. */
+    static boolean epoll() {
+        return Epoll.isAvailable();
+    }
+
+    /** An event-loop group of {@code threads} daemon threads named {@code name}. */
+    static EventLoopGroup group(int threads, String name) {
+        IoHandlerFactory handler =
+                epoll() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        OPEN_GROUPS.incrementAndGet();
+        return new MultiThreadIoEventLoopGroup(
+                threads, new DefaultThreadFactory(name, true), handler);
+    }
+
+    /** The server channel class. */
+    static Class<? extends ServerChannel> serverChannel() {
+        return epoll() ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** The client channel class. */
+    static Class<? extends Channel> clientChannel() {
+        return epoll() ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    /** Shuts {@code group} down at once and waits up to 10 s for its threads. */
+    static void shutdown(EventLoopGroup group) {
+        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(10_000);
+        OPEN_GROUPS.decrementAndGet();
+    }
+}

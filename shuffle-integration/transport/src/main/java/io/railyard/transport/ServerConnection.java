@@ -1,0 +1,511 @@
+package io.railyard.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.railyard.shuffle.PartitionLostException;
+import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.topology.PartitionId;
+import java.lang.System.Logger.Level;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The server side of one connection: greets the reader with a nonce, opens the streams it proves it
+ * may read, sends each stream's data against its credit, and closes the connection at the first
+ * bytes that are not the protocol. Confined to the connection's event loop, but the opener thread's
+ * wait for partitions (see {@link #open}).
+ */
+// Netty's write and close futures: a failed write closes the connection, which every stream on
+// it hears of (channelInactive); nothing waits on them.
+@SuppressWarnings("FutureReturnValueIgnored")
+final class ServerConnection extends ChannelInboundHandlerAdapter {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final DataServer server;
+    private final byte[] nonce = new byte[Wire.NONCE];
+    private final Map<Integer, ServedStream> streams = new HashMap<>();
+    private int highestStream;
+    private String peer = "?";
+
+    ServerConnection(DataServer server) {
+        this.server = server;
+    }
+
+    /** One stream: a gate over the requested partitions, and what the reader's credit allows. */
+    private static final class ServedStream {
+        final int id;
+        final PartitionId[] partitions;
+        final int pageSize;
+        @Nullable InputGate gate;
+        volatile boolean closed;
+        int credit;
+        int room;
+        boolean announced;
+        boolean waiting;
+        @Nullable Outgoing current;
+
+        ServedStream(int id, PartitionId[] partitions, int pageSize) {
+            this.id = id;
+            this.partitions = partitions;
+            this.pageSize = pageSize;
+        }
+    }
+
+    /**
+     * A buffer of a stream's gate going out in pieces: recycled once its last piece is written, or
+     * once it is abandoned with no piece in flight.
+     */
+    private static final class Outgoing {
+        final InputGate.Buffer buffer;
+        final ByteBuffer data;
+        int offset;
+        int inFlight;
+        boolean abandoned;
+        boolean recycled;
+
+        Outgoing(InputGate.Buffer buffer) {
+            this.buffer = buffer;
+            this.data = buffer.data();
+        }
+
+        int remaining() {
+            return data.remaining() - offset;
+        }
+
+        void pieceWritten() {
+            inFlight--;
+            recycleIfDone();
+        }
+
+        void abandon() {
+            abandoned = true;
+            recycleIfDone();
+        }
+
+        private void recycleIfDone() {
+            if (!recycled && inFlight == 0 && (abandoned || remaining() == 0)) {
+                recycled = true;
+                buffer.recycle();
+            }
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        SocketAddress remote = ctx.channel().remoteAddress();
+        this.peer = String.valueOf(remote);
+        RANDOM.nextBytes(nonce);
+        ByteBuf hello = Wire.header(ctx.alloc(), Wire.HELLO, Wire.NONCE, Wire.NONCE);
+        ctx.writeAndFlush(hello.writeBytes(nonce));
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
+        try {
+            handle(ctx, frame.type(), frame.body());
+        } finally {
+            frame.body().release();
+        }
+    }
+
+    private void handle(ChannelHandlerContext ctx, byte type, ByteBuf body) {
+        switch (type) {
+            case Wire.OPEN -> open(ctx, body);
+            case Wire.CREDIT -> {
+                ServedStream stream = stream(body.readInt(), "CREDIT");
+                int pages = body.readInt();
+                if (pages < 1 || pages > 1 << 20) {
+                    throw new ProtocolException("CREDIT of " + pages + " pages");
+                }
+                if (stream != null) {
+                    stream.credit += pages;
+                    stream.announced = false;
+                    pump(ctx, stream);
+                }
+            }
+            case Wire.CANCEL -> {
+                ServedStream stream = stream(body.readInt(), "CANCEL");
+                if (stream != null) {
+                    close(stream);
+                }
+            }
+            case Wire.PING -> {}
+            default ->
+                    throw new ProtocolException(
+                            "a reader sent " + Wire.name(type) + ", which only a server sends");
+        }
+    }
+
+    /** The open stream {@code id}; null if it ended; a violation if it was never opened. */
+    private @Nullable ServedStream stream(int id, String what) {
+        if (id <= 0 || id > highestStream) {
+            throw new ProtocolException(what + " for stream " + id + ", which was never opened");
+        }
+        return streams.get(id);
+    }
+
+    private void open(ChannelHandlerContext ctx, ByteBuf body) {
+        int id = body.readInt();
+        long job = body.readLong();
+        byte[] proof = new byte[Wire.PROOF];
+        body.readBytes(proof);
+        int subpartition = body.readInt();
+        int pageSize = body.readInt();
+        int count = body.readInt();
+        if (count < 1 || count > Wire.MAX_OPEN_PARTITIONS || body.readableBytes() != 8L * count) {
+            throw new ProtocolException(
+                    "OPEN of " + count + " partitions in " + body.readableBytes() + " bytes");
+        }
+        if (id <= highestStream) {
+            throw new ProtocolException(
+                    "OPEN of stream " + id + " after stream " + highestStream + " (ids only grow)");
+        }
+        if (pageSize < 256 || pageSize > 16 << 20 || subpartition < 0) {
+            throw new ProtocolException(
+                    "OPEN with page size " + pageSize + " and subpartition " + subpartition);
+        }
+        highestStream = id;
+        PartitionId[] partitions = new PartitionId[count];
+        for (int i = 0; i < count; i++) {
+            int partition = body.readInt();
+            int attempt = body.readInt();
+            if (partition < 0 || attempt < 0) {
+                throw new ProtocolException("OPEN of partition " + partition + "." + attempt);
+            }
+            partitions[i] = new PartitionId(partition, attempt);
+        }
+        DataServer.ServedJob served = server.job(job);
+        if (served == null || !served.secret().verifies(proof, nonce, job, id)) {
+            server.counters().refused.increment();
+            String why = served == null ? "job " + job + " is not served here" : "wrong proof";
+            DataServer.log(
+                    Level.WARNING,
+                    "data server "
+                            + server.address()
+                            + " refused stream "
+                            + id
+                            + " of "
+                            + peer
+                            + ": "
+                            + why);
+            ctx.writeAndFlush(
+                    Wire.error(
+                            ctx.alloc(),
+                            id,
+                            Wire.REFUSED,
+                            partitions[0].partition(),
+                            partitions[0].attempt(),
+                            "data server " + server.address() + " refused the stream: " + why));
+            return;
+        }
+        ServedStream stream = new ServedStream(id, partitions, pageSize);
+        streams.put(id, stream);
+        server.counters().streams.increment();
+        server.counters().open.incrementAndGet();
+        try {
+            server.opener().execute(() -> openGate(ctx, served, stream, subpartition));
+        } catch (RejectedExecutionException e) {
+            close(stream); // the server is closing
+        }
+    }
+
+    /**
+     * On an opener thread: waits for the stream's partitions to be registered (as a local reader
+     * would), opens a gate over them, and hands it to the event loop.
+     */
+    private void openGate(
+            ChannelHandlerContext ctx,
+            DataServer.ServedJob served,
+            ServedStream stream,
+            int subpartition) {
+        InputGate gate = null;
+        PartitionId failed = stream.partitions[0];
+        byte kind = Wire.FAILED;
+        String message = null;
+        try {
+            List<ResultPartition> read = new ArrayList<>(stream.partitions.length);
+            for (PartitionId id : stream.partitions) {
+                failed = id;
+                ResultPartition partition =
+                        served.partitions()
+                                .await(
+                                        id,
+                                        () -> {
+                                            if (stream.closed) {
+                                                throw new CancellationException("stream closed");
+                                            }
+                                        });
+                if (partition.isReleased()) {
+                    throw new PartitionLostException(id, "it was released", null);
+                }
+                if (subpartition >= partition.numSubpartitions()) {
+                    throw new IllegalArgumentException(
+                            "subpartition "
+                                    + subpartition
+                                    + " of '"
+                                    + id
+                                    + "', which has "
+                                    + partition.numSubpartitions());
+                }
+                read.add(partition);
+            }
+            gate =
+                    served.shuffle()
+                            .openGate(
+                                    "serve " + peer + " stream " + stream.id,
+                                    read,
+                                    subpartition,
+                                    server.options().servePages());
+        } catch (PartitionLostException e) {
+            kind = Wire.LOST;
+            failed = e.partitionId();
+            message = e.getMessage();
+        } catch (CancellationException e) {
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            message = "the data server is closing";
+        } catch (RuntimeException e) {
+            message = "data server " + server.address() + " cannot serve it: " + e.getMessage();
+        }
+        InputGate opened = gate;
+        PartitionId lost = failed;
+        byte errorKind = kind;
+        String error = message;
+        try {
+            ctx.executor()
+                    .execute(
+                            () -> {
+                                if (opened == null) {
+                                    fail(ctx, stream, errorKind, lost, String.valueOf(error));
+                                } else if (stream.closed) {
+                                    opened.close();
+                                } else {
+                                    stream.gate = opened;
+                                    pump(ctx, stream);
+                                }
+                            });
+        } catch (RejectedExecutionException e) {
+            if (opened != null) {
+                opened.close();
+            }
+        }
+    }
+
+    /**
+     * Sends what the stream's credit and the connection allow; announces a backlog once when credit
+     * runs out; ends the stream when its gate finished.
+     */
+    private void pump(ChannelHandlerContext ctx, ServedStream stream) {
+        InputGate gate = stream.gate;
+        boolean wrote = false;
+        while (gate != null && !stream.closed && ctx.channel().isWritable()) {
+            Outgoing out = stream.current;
+            if (out == null) {
+                InputGate.Buffer buffer;
+                try {
+                    buffer = gate.poll();
+                } catch (PartitionLostException e) {
+                    fail(ctx, stream, Wire.LOST, e.partitionId(), String.valueOf(e.getMessage()));
+                    return;
+                } catch (IllegalStateException e) {
+                    fail(
+                            ctx,
+                            stream,
+                            Wire.FAILED,
+                            stream.partitions[0],
+                            String.valueOf(e.getMessage()));
+                    return;
+                }
+                if (buffer == null) {
+                    if (gate.isFinished()) {
+                        ctx.write(Wire.intFrame(ctx.alloc(), Wire.END, stream.id));
+                        wrote = true;
+                        close(stream);
+                    } else {
+                        awaitData(ctx, stream, gate);
+                    }
+                    break;
+                }
+                out = new Outgoing(buffer);
+                if (out.remaining() == 0) {
+                    out.abandon(); // nothing to send
+                    continue;
+                }
+                stream.current = out;
+            }
+            if (stream.room == 0) {
+                if (stream.credit == 0) {
+                    if (!stream.announced) {
+                        stream.announced = true;
+                        ctx.write(
+                                Wire.twoIntFrame(
+                                        ctx.alloc(), Wire.BACKLOG, stream.id, backlog(gate)));
+                        wrote = true;
+                    }
+                    break;
+                }
+                stream.credit--;
+                stream.room = stream.pageSize;
+            }
+            int piece = Math.min(out.remaining(), stream.room);
+            stream.room -= piece;
+            ByteBuffer bytes = out.data.slice(out.data.position() + out.offset, piece);
+            out.offset += piece;
+            out.inFlight++;
+            if (out.remaining() == 0) {
+                stream.current = null;
+            }
+            ctx.write(
+                    Wire.dataHeader(
+                            ctx.alloc(), stream.id, out.buffer.channel(), backlog(gate), piece));
+            Outgoing sent = out;
+            ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> sent.pieceWritten());
+            server.counters().bytesSent.add(piece);
+            server.counters().bytesSentWithoutCopy.add(piece);
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+
+    /** Pages of data waiting at the stream's gate, at least one (it has some). */
+    private static int backlog(InputGate gate) {
+        return Math.max(1, gate.pagesInUse());
+    }
+
+    private void awaitData(ChannelHandlerContext ctx, ServedStream stream, InputGate gate) {
+        if (stream.waiting) {
+            return;
+        }
+        stream.waiting = true;
+        gate.availability()
+                .whenComplete(
+                        (ignored, error) -> {
+                            try {
+                                ctx.executor()
+                                        .execute(
+                                                () -> {
+                                                    stream.waiting = false;
+                                                    pump(ctx, stream);
+                                                });
+                            } catch (RejectedExecutionException e) {
+                                // the server closed: channelInactive closed the stream
+                            }
+                        });
+    }
+
+    private void fail(
+            ChannelHandlerContext ctx,
+            ServedStream stream,
+            byte kind,
+            PartitionId partition,
+            String message) {
+        if (stream.closed) {
+            return;
+        }
+        ctx.writeAndFlush(
+                Wire.error(
+                        ctx.alloc(),
+                        stream.id,
+                        kind,
+                        partition.partition(),
+                        partition.attempt(),
+                        message));
+        close(stream);
+    }
+
+    private void close(ServedStream stream) {
+        if (stream.closed) {
+            return;
+        }
+        stream.closed = true;
+        streams.remove(stream.id);
+        server.counters().open.decrementAndGet();
+        Outgoing out = stream.current;
+        stream.current = null;
+        if (out != null) {
+            out.abandon();
+        }
+        InputGate gate = stream.gate;
+        if (gate != null) {
+            gate.close();
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        for (ServedStream stream : List.copyOf(streams.values())) {
+            close(stream);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            for (ServedStream stream : List.copyOf(streams.values())) {
+                pump(ctx, stream);
+            }
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent idle) {
+            if (idle.state() == IdleState.READER_IDLE) {
+                DataServer.log(
+                        Level.WARNING,
+                        "data server "
+                                + server.address()
+                                + " closes the connection of "
+                                + peer
+                                + ": silent for "
+                                + server.options().peerTimeout());
+                ctx.close();
+            } else if (idle.state() == IdleState.WRITER_IDLE) {
+                ctx.writeAndFlush(Wire.header(ctx.alloc(), Wire.PING, 0, 0));
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        Throwable reason =
+                cause instanceof DecoderException && cause.getCause() != null
+                        ? cause.getCause()
+                        : cause;
+        if (reason instanceof ProtocolException || reason instanceof IndexOutOfBoundsException) {
+            server.counters().violations.increment();
+        }
+        DataServer.log(
+                Level.WARNING,
+                "data server "
+                        + server.address()
+                        + " closes the connection of "
+                        + peer
+                        + ": "
+                        + reason);
+        ctx.close();
+    }
+}

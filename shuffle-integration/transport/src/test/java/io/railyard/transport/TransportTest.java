@@ -1,0 +1,207 @@
+package io.railyard.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.shuffle.PartitionLostException;
+import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.topology.PartitionId;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Partitions read over TCP: exact records, credit, and each typed failure. */
+class TransportTest {
+    @TempDir Path dir;
+
+    @ParameterizedTest
+    @EnumSource(
+            value = PartitionKind.class,
+            names = {"SORT", "HASH"})
+    void blockingPartitions_readOverTcp_exactlyAsWritten(PartitionKind kind) throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            List<PartitionId> ids = new ArrayList<>();
+            for (int p = 0; p < 5; p++) {
+                rig.write(kind, p, 3, 400);
+                ids.add(new PartitionId(p, 0));
+            }
+            for (int s = 0; s < 3; s++) {
+                try (InputGate gate = rig.open("c" + s, ids, s)) {
+                    List<List<byte[]>> read = TwoWorkers.drain(gate);
+                    for (int p = 0; p < 5; p++) {
+                        assertThat(read.get(p))
+                                .as("partition %s subpartition %s", p, s)
+                                .containsExactlyElementsOf(TwoWorkers.records(p, s, 400));
+                    }
+                }
+            }
+            assertThat(rig.server.stats().bytesSent()).isPositive();
+            assertThat(rig.server.stats().bytesSentWithoutCopy())
+                    .isEqualTo(rig.server.stats().bytesSent());
+            assertThat(rig.client.stats().connectionsMade()).as("one connection").isEqualTo(1);
+            assertThat(rig.readerPages()).as("reader pages after every gate closed").isZero();
+        }
+    }
+
+    @Test
+    void aConsumerThatDoesNotPoll_holdsNoMoreThanItsGatePages() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            rig.write(PartitionKind.SORT, 0, 1, 5_000);
+            try (InputGate gate = rig.open("stalled", List.of(new PartitionId(0, 0)), 0)) {
+                gate.availability().get(10, TimeUnit.SECONDS);
+                Thread.sleep(300); // time to overrun its credit, if it could
+                int pages = TwoWorkers.OPTIONS.gatePages();
+                assertThat(gate.pagesInUse()).isLessThanOrEqualTo(pages);
+                assertThat(rig.client.stats().bytesReceived())
+                        .as("bytes received while the consumer polls nothing")
+                        .isLessThanOrEqualTo((long) pages * TwoWorkers.OPTIONS.pageSizeBytes());
+                assertThat(TwoWorkers.drain(gate).get(0))
+                        .containsExactlyElementsOf(TwoWorkers.records(0, 0, 5_000));
+            }
+        }
+    }
+
+    @Test
+    void aReleasedPartition_isLost_withItsId() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            rig.write(PartitionKind.SORT, 0, 1, 10);
+            rig.write(PartitionKind.SORT, 1, 1, 10);
+            rig.registry.release(new PartitionId(1, 0));
+            try (InputGate gate =
+                    rig.open("c", List.of(new PartitionId(0, 0), new PartitionId(1, 0)), 0)) {
+                assertThatThrownBy(() -> TwoWorkers.drain(gate))
+                        .isInstanceOf(PartitionLostException.class)
+                        .satisfies(
+                                e ->
+                                        assertThat(((PartitionLostException) e).partitionId())
+                                                .isEqualTo(new PartitionId(1, 0)))
+                        .hasMessageContaining("released");
+            }
+            assertThat(rig.readerPages()).isZero();
+        }
+    }
+
+    @Test
+    void aWrongSecret_isRefused_countedAndTyped() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            rig.write(PartitionKind.SORT, 0, 1, 10);
+            try (InputGate gate =
+                    rig.client.openGate(
+                            "intruder",
+                            List.of(rig.server.address()),
+                            List.of(new PartitionId(0, 0)),
+                            0,
+                            TwoWorkers.JOB,
+                            JobSecret.random())) {
+                assertThatThrownBy(() -> TwoWorkers.drain(gate))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("refused")
+                        .hasMessageContaining("wrong proof");
+            }
+            assertThat(rig.server.stats().refused()).isEqualTo(1);
+            assertThat(rig.server.stats().streams()).as("streams opened").isZero();
+        }
+    }
+
+    @Test
+    void anUnreachableWorker_isALostPartition_afterBoundedRetries() throws Exception {
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            closedPort = probe.getLocalPort();
+        }
+        TransportOptions options = TransportOptions.DEFAULT.withRetries(3, Duration.ofMillis(20));
+        try (TwoWorkers rig = new TwoWorkers(dir, options)) {
+            long start = System.nanoTime();
+            try (InputGate gate =
+                    rig.client.openGate(
+                            "c",
+                            List.of(
+                                    new InetSocketAddress(
+                                            InetAddress.getLoopbackAddress(), closedPort)),
+                            List.of(new PartitionId(4, 1)),
+                            0,
+                            TwoWorkers.JOB,
+                            rig.secret)) {
+                assertThatThrownBy(() -> TwoWorkers.drain(gate))
+                        .isInstanceOf(PartitionLostException.class)
+                        .hasMessageContaining("cannot be reached after 3 attempts");
+            }
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+        }
+    }
+
+    @Test
+    void aSilentPeer_isFoundByTheHeartbeatTimeout() throws Exception {
+        TransportOptions options =
+                TransportOptions.DEFAULT.withHeartbeats(
+                        Duration.ofMillis(100), Duration.ofMillis(500));
+        try (ServerSocket silent = new ServerSocket(0);
+                TwoWorkers rig = new TwoWorkers(dir, options)) {
+            try (InputGate gate =
+                    rig.client.openGate(
+                            "c",
+                            List.of(
+                                    new InetSocketAddress(
+                                            InetAddress.getLoopbackAddress(),
+                                            silent.getLocalPort())),
+                            List.of(new PartitionId(0, 0)),
+                            0,
+                            TwoWorkers.JOB,
+                            rig.secret)) {
+                try (Socket accepted = silent.accept()) {
+                    assertThat(accepted.isConnected()).as("accepted, then silent").isTrue();
+                    assertThatThrownBy(() -> TwoWorkers.drain(gate))
+                            .isInstanceOf(PartitionLostException.class)
+                            .hasMessageContaining("lost");
+                }
+            }
+        }
+    }
+
+    @Test
+    void aServerThatCloses_failsItsReaders_asALostWorker() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            rig.write(PartitionKind.SORT, 0, 1, 5_000);
+            try (InputGate gate = rig.open("c", List.of(new PartitionId(0, 0)), 0)) {
+                gate.availability().get(10, TimeUnit.SECONDS);
+                rig.server.close();
+                assertThatThrownBy(() -> TwoWorkers.drain(gate))
+                        .isInstanceOf(PartitionLostException.class)
+                        .hasMessageContaining("lost");
+            }
+            assertThat(rig.readerPages()).isZero();
+        }
+    }
+
+    @Test
+    void aCancelledReader_freesWhatTheServerHeldForIt() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            rig.write(PartitionKind.SORT, 0, 1, 5_000);
+            int writerPages = rig.producer.bufferPool().pagesInUse();
+            InputGate gate = rig.open("c", List.of(new PartitionId(0, 0)), 0);
+            gate.availability().get(10, TimeUnit.SECONDS);
+            assertThat(rig.server.stats().openStreams()).isEqualTo(1);
+            gate.close();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while ((rig.server.stats().openStreams() > 0
+                            || rig.producer.bufferPool().pagesInUse() > writerPages)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(rig.server.stats().openStreams()).isZero();
+            assertThat(rig.producer.bufferPool().pagesInUse()).isEqualTo(writerPages);
+            assertThat(rig.readerPages()).isZero();
+        }
+    }
+}
