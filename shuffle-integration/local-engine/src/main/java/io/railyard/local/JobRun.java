@@ -16,6 +16,8 @@ import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.AttemptId;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
+import io.railyard.transport.JobSecret;
+import io.railyard.worker.NetworkReader;
 import io.railyard.worker.PartitionLocator;
 import io.railyard.worker.PartitionRegistry;
 import io.railyard.worker.ShuffleEnvironment;
@@ -24,6 +26,7 @@ import io.railyard.worker.TaskCode;
 import io.railyard.worker.TaskListener;
 import io.railyard.worker.Worker;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,6 +50,8 @@ import org.jspecify.annotations.Nullable;
  * on {@link #main}; the workers report their attempts' ends here and each report is posted to it.
  */
 final class JobRun implements TaskListener {
+    private static final AtomicLong NEXT_JOB = new AtomicLong();
+
     private final JobGraph graph;
     private final List<Worker> workers;
     private final ScheduledExecutorService main;
@@ -54,6 +59,10 @@ final class JobRun implements TaskListener {
     private final CompletableFuture<Ended> ended = new CompletableFuture<>();
     private final AtomicLong tasksDeployed = new AtomicLong();
     private final long startNanos = System.nanoTime();
+    private final List<LocalEngine.Host> hosts;
+    // With a transport: the job's id on the data servers and the secret its readers prove.
+    private final long jobId = NEXT_JOB.incrementAndGet();
+    private final JobSecret secret = JobSecret.random();
     private @Nullable JobMaster master; // main thread
     private final boolean[] finished; // main thread
     private final @Nullable Tally[] committed; // main thread
@@ -92,13 +101,27 @@ final class JobRun implements TaskListener {
         List<Worker> made = new ArrayList<>(hosts.size());
         List<String> locations = new ArrayList<>(hosts.size());
         PartitionLocator peers = this::findPartition;
+        this.hosts = List.copyOf(hosts);
         for (LocalEngine.Host host : hosts) {
+            HostTransport network = host.transport();
             ShuffleEnvironment environment =
-                    new ShuffleEnvironment(host.index(), host.shuffle(), blocking, blobs, peers);
+                    new ShuffleEnvironment(
+                            host.index(),
+                            host.shuffle(),
+                            blocking,
+                            blobs,
+                            peers,
+                            network == null ? null : networkReader(network));
             made.add(new Worker(environment, host.slots(), code, this));
-            locations.add("local-" + host.index() + ":0");
+            locations.add(
+                    network == null
+                            ? "local-" + host.index() + ":0"
+                            : address(network.current().address()));
         }
         this.workers = List.copyOf(made);
+        for (Worker worker : workers) {
+            serve(worker.index());
+        }
         onMain(
                 () -> {
                     JobMaster created =
@@ -239,8 +262,59 @@ final class JobRun implements TaskListener {
     }
 
     private void releaseAndFail(int worker) throws IOException {
-        for (PartitionId lost : workers.get(worker).lose()) {
+        List<PartitionId> released = workers.get(worker).lose();
+        HostTransport network = hosts.get(worker).transport();
+        if (network != null) {
+            network.restart(); // its sockets close for real; it comes back on a new port
+            serve(worker);
+        }
+        for (PartitionId lost : released) {
             jobMaster().onPartitionLost(lost);
+        }
+    }
+
+    // ---- the transport (with --transport tcp) ----
+
+    /** Worker {@code worker}'s data server serves this job's partitions it holds. Any thread. */
+    private void serve(int worker) {
+        HostTransport network = hosts.get(worker).transport();
+        if (network != null) {
+            network.current().serve(jobId, secret, workers.get(worker).environment().partitions());
+        }
+    }
+
+    /**
+     * How the worker of {@code network} reads this job's partitions: through its current client,
+     * from the current data server of each holder (so a worker that came back on a new port is
+     * found there).
+     */
+    private NetworkReader networkReader(HostTransport network) {
+        return (name, holders, partitions, subpartition) -> {
+            List<InetSocketAddress> servers = new ArrayList<>(holders.length);
+            for (int holder : holders) {
+                HostTransport held = hosts.get(holder).transport();
+                if (held == null) {
+                    throw new IllegalStateException("worker " + holder + " has no transport");
+                }
+                servers.add(held.current().address());
+            }
+            return network.current()
+                    .client()
+                    .openGate(name, servers, partitions, subpartition, jobId, secret);
+        };
+    }
+
+    private static String address(InetSocketAddress address) {
+        return address.getHostString() + ":" + address.getPort();
+    }
+
+    /** Every worker's data server stops serving this job. */
+    private void stopServing() {
+        for (LocalEngine.Host host : hosts) {
+            HostTransport network = host.transport();
+            if (network != null) {
+                network.current().server().stopServing(jobId);
+            }
         }
     }
 
@@ -423,5 +497,6 @@ final class JobRun implements TaskListener {
         main.awaitTermination(30, TimeUnit.SECONDS);
         stopTasks();
         releaseAll();
+        stopServing();
     }
 }

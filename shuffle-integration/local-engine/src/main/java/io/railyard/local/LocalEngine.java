@@ -11,9 +11,12 @@ import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.Failures;
 import io.railyard.topology.JobGraph;
+import io.railyard.transport.DataServer;
+import io.railyard.transport.TransportOptions;
 import io.railyard.worker.TaskCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,7 +54,8 @@ import org.jspecify.annotations.Nullable;
  *       pipelined partitions exist from the producer's deployment, so a consumer deployed after it
  *       always finds them; a blocking partition exists once its producer finished.
  *   <li>A consumer reads every partition of its consumed groups in-process, through its own
- *       worker's IO thread and pages, wherever the partition was written (one machine).
+ *       worker's IO thread and pages, wherever the partition was written (one machine); or, with a
+ *       transport, over TCP from the data server of the worker that holds it (its own too).
  *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.
  * </ul>
  *
@@ -134,7 +138,12 @@ public final class LocalEngine implements AutoCloseable {
      * What a worker keeps from job to job: its shuffle layer, its task slots and its directory
      * (each job runs a {@link io.railyard.worker.Worker} over them).
      */
-    record Host(int index, ShuffleWorker shuffle, ExecutorService slots, Path directory) {}
+    record Host(
+            int index,
+            ShuffleWorker shuffle,
+            ExecutorService slots,
+            Path directory,
+            @Nullable HostTransport transport) {}
 
     /**
      * An engine of {@code numWorkers} workers with {@code slotsPerWorker} slots each, writing under
@@ -153,6 +162,27 @@ public final class LocalEngine implements AutoCloseable {
             ShuffleOptions options,
             PartitionKind blocking)
             throws IOException {
+        this(parent, numWorkers, slotsPerWorker, options, blocking, null);
+    }
+
+    /**
+     * An engine as {@link #LocalEngine(Path, int, int, ShuffleOptions, PartitionKind)} makes whose
+     * workers, when {@code transport} is not null, each run a data server on {@code transport}'s
+     * address (a port of its own) and read every partition — their own too — over TCP through it:
+     * the same jobs, with every byte between tasks crossing the network stack. A lost worker's
+     * server and connections close for real, and it comes back on a new port.
+     *
+     * @throws IOException if a directory cannot be made or a data server cannot listen (the message
+     *     names the address)
+     */
+    public LocalEngine(
+            Path parent,
+            int numWorkers,
+            int slotsPerWorker,
+            ShuffleOptions options,
+            PartitionKind blocking,
+            @Nullable TransportOptions transport)
+            throws IOException {
         checkArgument(numWorkers >= 1, "workers must be >= 1, was %s", numWorkers);
         checkArgument(slotsPerWorker >= 1, "slots must be >= 1, was %s", slotsPerWorker);
         checkArgument(
@@ -166,9 +196,16 @@ public final class LocalEngine implements AutoCloseable {
             for (int w = 0; w < numWorkers; w++) {
                 Path dir = directory.path().resolve("worker-" + w);
                 ShuffleWorker shuffle = new ShuffleWorker(options, dir);
+                HostTransport network = null;
+                try {
+                    network = transport == null ? null : new HostTransport(transport, shuffle);
+                } catch (IOException | RuntimeException e) {
+                    shuffle.close();
+                    throw e;
+                }
                 int index = w;
                 ExecutorService threads = new SlotThreads(slotsPerWorker, index, busy, peakBusy);
-                workers.add(new Host(w, shuffle, threads, dir));
+                workers.add(new Host(w, shuffle, threads, dir, network));
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -351,6 +388,10 @@ public final class LocalEngine implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            HostTransport network = worker.transport();
+            if (network != null) {
+                network.close();
+            }
             try {
                 worker.shuffle().close();
             } catch (IOException e) {
@@ -366,6 +407,35 @@ public final class LocalEngine implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /**
+     * Where worker {@code worker}'s data server listens now (a new port after the worker was lost),
+     * or null without a transport.
+     *
+     * @throws IndexOutOfBoundsException if there is no such worker
+     */
+    public @Nullable InetSocketAddress dataAddress(int worker) {
+        HostTransport network = workers.get(worker).transport();
+        return network == null ? null : network.current().address();
+    }
+
+    /**
+     * Payload bytes the workers' data servers sent so far, and of those the bytes sent straight
+     * from the pages they were read into; zeros without a transport. O(workers).
+     */
+    public long[] networkBytes() {
+        long sent = 0;
+        long withoutCopy = 0;
+        for (Host worker : workers) {
+            HostTransport network = worker.transport();
+            if (network != null) {
+                DataServer.Stats stats = network.current().server().stats();
+                sent += stats.bytesSent();
+                withoutCopy += stats.bytesSentWithoutCopy();
+            }
+        }
+        return new long[] {sent, withoutCopy};
     }
 
     /** What every worker's shuffle layer moved so far, summed. O(workers). */

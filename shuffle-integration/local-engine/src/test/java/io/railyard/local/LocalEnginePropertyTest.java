@@ -37,6 +37,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and restart sets on the expanded task graph independently of the code under test).
  */
 class LocalEnginePropertyTest {
+    /**
+     * The engine under test: in-process reads here; {@code *OverTcpTest} runs every test again with
+     * every read over TCP.
+     */
+    LocalEngine engine(
+            Path parent, int workers, int slots, ShuffleOptions options, PartitionKind blocking)
+            throws IOException {
+        return new LocalEngine(parent, workers, slots, options, blocking);
+    }
+
     private static final RandomJobGraphs.Shape SHAPE = new RandomJobGraphs.Shape(6, 6);
     private static final ShuffleOptions OPTIONS =
             ShuffleOptions.builder().pageSizeBytes(4096).totalPages(1024).build();
@@ -101,8 +111,7 @@ class LocalEnginePropertyTest {
         String lostFile = "p" + graph.firstPartition(graph.edgeDataSet(edge)) + ".a0.data";
         AtomicIntegerArray lastAttempt = new AtomicIntegerArray(graph.numTasks());
         // Enough slots for any pipelined region: tasks wait for slots, never for each other.
-        try (LocalEngine engine =
-                new LocalEngine(dir, 2, graph.numTasks(), OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, graph.numTasks(), OPTIONS, PartitionKind.SORT)) {
             TaskCode.Factory code =
                     (vertex, subtask, attempt) -> {
                         lastAttempt.accumulateAndGet(

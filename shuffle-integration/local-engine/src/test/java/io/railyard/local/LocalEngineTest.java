@@ -36,6 +36,25 @@ import org.junit.jupiter.params.provider.EnumSource;
  * nothing is left behind.
  */
 class LocalEngineTest {
+    /**
+     * The engine under test: in-process reads here; {@code *OverTcpTest} runs every test again with
+     * every read over TCP.
+     */
+    LocalEngine engine(
+            Path parent, int workers, int slots, ShuffleOptions options, PartitionKind blocking)
+            throws IOException {
+        return new LocalEngine(parent, workers, slots, options, blocking);
+    }
+
+    /**
+     * Whether two runs of one job read exactly the same bytes from disk. In-process they do; over
+     * TCP a data server's gate (fewer pages than a task's) reads a frame that found no room again
+     * at its next turn, as often as timing has it, and the disk counter counts both reads.
+     */
+    boolean readsAreRepeatable() {
+        return true;
+    }
+
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final ShuffleOptions OPTIONS =
             ShuffleOptions.builder().pageSizeBytes(4096).totalPages(512).build();
@@ -64,7 +83,7 @@ class LocalEngineTest {
     /** Runs {@code job} on 2 workers of {@code slots} slots: exact after exactly one restart. */
     private void assertExactAfterOneRestart(JobGraph graph, ForwardingJob job, int slots)
             throws Exception {
-        try (LocalEngine engine = new LocalEngine(dir, 2, slots, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, slots, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(
                             graph, job, RestartBackoffPolicy.fixedDelay(3, Duration.ZERO), TIMEOUT);
@@ -79,7 +98,7 @@ class LocalEngineTest {
     void sourceToSink_deliversEveryRecordOnce(ResultPartitionType type) throws Exception {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 11);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
@@ -92,7 +111,7 @@ class LocalEngineTest {
     void hashShuffle_deliversEveryRecordOnce() throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 12);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, PartitionKind.HASH)) {
+        try (LocalEngine engine = engine(dir, 2, 2, OPTIONS, PartitionKind.HASH)) {
             assertExact(engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT), job, 1);
         }
     }
@@ -143,7 +162,7 @@ class LocalEngineTest {
                     }
                     return job.create(vertex, subtask, attempt);
                 };
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(
                             graph,
@@ -199,7 +218,7 @@ class LocalEngineTest {
             throws Exception {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 17);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             // Sink 0 runs on worker 0 (placement is round-robin in deployment order): it loses its
             // worker before it reads, so it fails, whatever its gate has already buffered.
             TaskCode.Factory losing =
@@ -229,7 +248,7 @@ class LocalEngineTest {
     void whenThePolicyGivesUp_theJobFailsWithTheCause_andNothingIsLeft() throws Exception {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 15).failing(1, 0, 0, 10);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertThat(result.outcome()).isInstanceOf(JobResult.Failed.class);
@@ -268,7 +287,7 @@ class LocalEngineTest {
                         .addEdge("out", "a", ALL_TO_ALL)
                         .addEdge("out", "b", ALL_TO_ALL)
                         .build();
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
                     .isThrownBy(
                             () ->
@@ -293,7 +312,7 @@ class LocalEngineTest {
         JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
         ForwardingJob plain = ForwardingJob.of(graph, 1_000, 64, 18);
         ForwardingJob skewed = plain.withSource(0, new ForwardingJob.SourceRecords(500, 1, 5_000));
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, skewed, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, skewed, 1);
@@ -322,7 +341,7 @@ class LocalEngineTest {
                 ForwardingJob.of(graph, 200, 32, 19)
                         .withSource(0, new ForwardingJob.SourceRecords(200, 2, 2_000))
                         .failingAtRate(0.3);
-        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(
                             graph,
@@ -350,16 +369,23 @@ class LocalEngineTest {
                 }) {
             JobGraph graph = twoVertices(type);
             ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 20);
-            try (LocalEngine engine = new LocalEngine(dir, 2, 4, ample, PartitionKind.SORT)) {
+            try (LocalEngine engine = engine(dir, 2, 4, ample, PartitionKind.SORT)) {
                 JobResult first = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
                 JobResult second =
                         engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
                 assertExact(second, job, 1);
                 JobResult.ShuffleBytes bytes = second.shuffle();
-                assertThat(first.shuffle())
-                        .as("per job, not since the engine started")
-                        .isEqualTo(bytes);
+                if (readsAreRepeatable()) {
+                    assertThat(first.shuffle())
+                            .as("per job, not since the engine started")
+                            .isEqualTo(bytes);
+                } else {
+                    assertThat(bytes.writtenToDisk()).isEqualTo(first.shuffle().writtenToDisk());
+                    assertThat(bytes.readFromDisk())
+                            .as("per job, not since the engine started")
+                            .isLessThanOrEqualTo(first.shuffle().readFromDisk() * 3 / 2);
+                }
                 if (type == ResultPartitionType.BLOCKING) {
                     assertThat(bytes.writtenToDisk()).isGreaterThanOrEqualTo(recordBytes);
                     assertThat(bytes.readFromDisk()).isGreaterThanOrEqualTo(recordBytes);
@@ -396,7 +422,7 @@ class LocalEngineTest {
                         TaskCode code = job.create(vertex, subtask, attempt);
                         return vertex == 0 ? code : context -> code.run(new SlowInputs(context));
                     };
-            try (LocalEngine engine = new LocalEngine(dir, 2, 4, tight, PartitionKind.SORT)) {
+            try (LocalEngine engine = engine(dir, 2, 4, tight, PartitionKind.SORT)) {
                 JobResult result =
                         engine.run(graph, slowSinks, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
@@ -478,14 +504,14 @@ class LocalEngineTest {
                         return code.run(context);
                     };
                 };
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
                     engine.run(graph, meeting, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
             assertThat(result.stats().maxSlotsBusy()).isEqualTo(4);
         }
-        try (LocalEngine engine = new LocalEngine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 1, 1, OPTIONS, PartitionKind.SORT)) {
             JobResult result = engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT);
 
             assertExact(result, job, 1);
@@ -521,7 +547,7 @@ class LocalEngineTest {
                         return code.run(context);
                     };
                 };
-        try (LocalEngine engine = new LocalEngine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
+        try (LocalEngine engine = engine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
             assertThat(engine.progress()).isNull();
             List<LocalEngine.Progress> seen = new ArrayList<>(); // the watcher's; read after join
             Thread watcher =

@@ -85,9 +85,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
-                                        NettyIo.track(ch);
                                         ch.pipeline()
                                                 .addLast(
+                                                        NettyIo.Counted.INSTANCE,
                                                         new IdleStateHandler(
                                                                 options.peerTimeout().toMillis(),
                                                                 options.heartbeatInterval()

@@ -122,7 +122,6 @@ public final class DataServer implements AutoCloseable {
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
-                                        NettyIo.track(ch);
                                         connections.add(ch);
                                         ch.closeFuture().addListener(f -> connections.remove(ch));
                                         if (closed) {
@@ -131,6 +130,7 @@ public final class DataServer implements AutoCloseable {
                                         }
                                         ch.pipeline()
                                                 .addLast(
+                                                        NettyIo.Counted.INSTANCE,
                                                         new IdleStateHandler(
                                                                 options.peerTimeout().toMillis(),
                                                                 options.heartbeatInterval()

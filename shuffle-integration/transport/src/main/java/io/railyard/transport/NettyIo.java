@@ -1,6 +1,9 @@
 package io.railyard.transport;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -29,10 +32,26 @@ final class NettyIo {
     /** Event-loop groups of this process not shut down. */
     static final AtomicInteger OPEN_GROUPS = new AtomicInteger();
 
-    /** Counts {@code channel} in {@link #OPEN_CONNECTIONS} until it closes. */
-    static void track(Channel channel) {
-        OPEN_CONNECTIONS.incrementAndGet();
-        channel.closeFuture().addListener(f -> OPEN_CONNECTIONS.decrementAndGet());
+    /**
+     * Counts its connection in {@link #OPEN_CONNECTIONS} from active to inactive; first in every
+     * pipeline. Both events run on the connection's event loop, also while the loop shuts down (a
+     * close future's listener may be dropped then, so it is not used for this).
+     */
+    @ChannelHandler.Sharable
+    static final class Counted extends ChannelInboundHandlerAdapter {
+        static final Counted INSTANCE = new Counted();
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            OPEN_CONNECTIONS.incrementAndGet();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            OPEN_CONNECTIONS.decrementAndGet();
+            ctx.fireChannelInactive();
+        }
     }
 
     /** Whether the native epoll transport is in use. */

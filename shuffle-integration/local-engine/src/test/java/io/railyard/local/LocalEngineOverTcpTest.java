@@ -1,0 +1,112 @@
+package io.railyard.local;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ResultPartitionType;
+import io.railyard.transport.OpenResources;
+import io.railyard.transport.TransportOptions;
+import io.railyard.worker.TaskCode;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every test of {@link LocalEngineTest}, with every read — of a worker's own partitions too — over
+ * TCP through the workers' data servers on loopback ({@code run --transport tcp}); and what only
+ * that mode has: the bytes really cross the network stack, and a lost worker's server and sockets
+ * really close.
+ */
+class LocalEngineOverTcpTest extends LocalEngineTest {
+    private static final ShuffleOptions OPTIONS =
+            ShuffleOptions.builder().pageSizeBytes(4096).totalPages(512).build();
+
+    @Override
+    LocalEngine engine(
+            Path parent, int workers, int slots, ShuffleOptions options, PartitionKind blocking)
+            throws IOException {
+        return new LocalEngine(parent, workers, slots, options, blocking, TransportOptions.DEFAULT);
+    }
+
+    @Override
+    boolean readsAreRepeatable() {
+        return false;
+    }
+
+    private static JobGraph twoVertices(ResultPartitionType type) {
+        return JobGraph.builder()
+                .addVertex("source", 4)
+                .addVertex("sink", 4)
+                .connect("source", "sink", ALL_TO_ALL, type)
+                .build();
+    }
+
+    @Test
+    void everyByteBetweenTasks_crossesTheNetwork() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 3);
+        long recordBytes = 4L * 2_000 * 64;
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph, job, RestartBackoffPolicy.noRestart(), Duration.ofSeconds(60));
+            assertThat(result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committed().get(1)).isEqualTo(job.expectedReceived()[1]);
+            long[] network = engine.networkBytes();
+            assertThat(network[0])
+                    .as("bytes sent by data servers")
+                    .isGreaterThanOrEqualTo(recordBytes);
+            assertThat(network[1]).as("of them without a copy").isEqualTo(network[0]);
+        }
+        try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+            engine.run(graph, job, RestartBackoffPolicy.noRestart(), Duration.ofSeconds(60));
+            assertThat(engine.networkBytes()[0]).as("in-process: nothing on the network").isZero();
+            assertThat(engine.dataAddress(0)).isNull();
+        }
+    }
+
+    @Test
+    void aLostWorker_closesItsServerForReal_andComesBackOnANewPort() throws Exception {
+        JobGraph graph = twoVertices(ResultPartitionType.BLOCKING);
+        ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 17);
+        try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
+            InetSocketAddress before = engine.dataAddress(0);
+            assertThat(before).isNotNull();
+            TaskCode.Factory losing =
+                    (vertex, subtask, attempt) -> {
+                        TaskCode code = job.create(vertex, subtask, attempt);
+                        if (vertex != 1 || subtask != 0 || attempt != 0) {
+                            return code;
+                        }
+                        return context -> {
+                            engine.loseWorker(0).get(10, TimeUnit.SECONDS);
+                            return code.run(context);
+                        };
+                    };
+            JobResult result =
+                    engine.run(
+                            graph,
+                            losing,
+                            RestartBackoffPolicy.fixedDelay(5, Duration.ZERO),
+                            Duration.ofSeconds(60));
+            assertThat(result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committed().get(1)).isEqualTo(job.expectedReceived()[1]);
+            assertThat(result.stats().restarts()).isPositive();
+            InetSocketAddress after = engine.dataAddress(0);
+            assertThat(after).isNotNull().isNotEqualTo(before);
+            assertThatThrownBy(() -> new Socket(before.getAddress(), before.getPort()).close())
+                    .as("the lost worker's old port")
+                    .isInstanceOf(IOException.class);
+        }
+        assertThat(OpenResources.connections()).as("connections after close").isZero();
+    }
+}
