@@ -84,6 +84,8 @@ class LibraryRulesTest {
                 .definedBy("io.railyard.simulation..")
                 .layer("jobmaster")
                 .definedBy("io.railyard.jobmaster..")
+                .layer("transport")
+                .definedBy("io.railyard.transport..")
                 .layer("worker")
                 .definedBy("io.railyard.worker..")
                 .layer("shuffle")
@@ -106,10 +108,12 @@ class LibraryRulesTest {
                 .mayOnlyBeAccessedByLayers("benchmarks")
                 .whereLayer("jobmaster")
                 .mayOnlyBeAccessedByLayers("local", "simulation", "benchmarks")
-                .whereLayer("worker")
+                .whereLayer("transport")
                 .mayOnlyBeAccessedByLayers("local", "benchmarks")
+                .whereLayer("worker")
+                .mayOnlyBeAccessedByLayers("transport", "local", "benchmarks")
                 .whereLayer("shuffle")
-                .mayOnlyBeAccessedByLayers("worker", "local", "benchmarks")
+                .mayOnlyBeAccessedByLayers("worker", "transport", "local", "benchmarks")
                 .whereLayer("failover")
                 .mayOnlyBeAccessedByLayers("jobmaster", "local", "simulation", "benchmarks")
                 .whereLayer("deployment")
@@ -163,6 +167,7 @@ class LibraryRulesTest {
                         "io.railyard.failover..",
                         "io.railyard.jobmaster..",
                         "io.railyard.worker..",
+                        "io.railyard.transport..",
                         "io.railyard.local..",
                         "io.railyard.simulation..",
                         "io.railyard.benchmarks..")

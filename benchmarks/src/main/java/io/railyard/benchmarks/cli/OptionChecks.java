@@ -44,6 +44,20 @@ final class OptionChecks {
         }
     }
 
+    /**
+     * {@code option}'s transport: false for {@code in-process}, true for {@code tcp}.
+     *
+     * @throws ParameterException naming the option, the value and what is allowed
+     */
+    static boolean transport(CommandSpec spec, String option, String value) {
+        return switch (value) {
+            case "in-process" -> false;
+            case "tcp" -> true;
+            default ->
+                    throw usage(spec, option + " must be in-process or tcp, was '" + value + "'");
+        };
+    }
+
     /** A usage error of the command {@code spec} with {@code message}. */
     static ParameterException usage(CommandSpec spec, String message) {
         return new ParameterException(spec.commandLine(), message);

@@ -11,6 +11,7 @@ import io.railyard.local.LocalEngine;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
+import io.railyard.transport.TransportOptions;
 import io.railyard.worker.Tally;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -155,6 +156,24 @@ final class RunCommand implements Callable<Integer> {
     private Path directory = Path.of(System.getProperty("java.io.tmpdir"));
 
     @Option(
+            names = "--transport",
+            paramLabel = "in-process|tcp",
+            description =
+                    "how tasks read their inputs: in-process, through the worker's own IO thread;"
+                            + " or tcp, every read — a worker's own partitions too — over TCP from"
+                            + " the data server of the worker that holds it (default"
+                            + " ${DEFAULT-VALUE})")
+    private String transport = "in-process";
+
+    @Option(
+            names = "--bind-address",
+            paramLabel = "ADDRESS",
+            description =
+                    "with --transport tcp: the address every worker's data server listens on, each"
+                            + " on a free port of its own (default ${DEFAULT-VALUE})")
+    private String bindAddress = "127.0.0.1";
+
+    @Option(
             names = "--progress",
             paramLabel = "auto|always|never",
             description =
@@ -175,6 +194,10 @@ final class RunCommand implements Callable<Integer> {
             throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
         }
         PartitionKind blocking = blocking(shuffle);
+        TransportOptions network =
+                OptionChecks.transport(spec, "--transport", transport)
+                        ? TransportOptions.DEFAULT.withAddress(bindAddress, 0)
+                        : null;
         boolean showProgress = showProgress(progress);
         ShuffleChecks.checkDirectory(spec, "--dir", directory);
         OutputFile json = output.check(spec);
@@ -186,14 +209,27 @@ final class RunCommand implements Callable<Integer> {
             throw OptionChecks.usage(spec, "--job " + job + ": " + e.getMessage());
         }
         ForwardingJob logic = logic(contents);
-        JobResult result = runJob(graph, logic, blocking, showProgress);
+        JobResult result = runJob(graph, logic, blocking, network, showProgress);
         Tally expected = expectedAtSinks(graph, logic);
         long generated = generated(graph, logic);
         int slotsTotal = workers * slots;
         PrintWriter out = spec.commandLine().getOut();
         printSummary(out, result, expected, generated, slotsTotal);
+        if (network != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "transport: tcp on %s, %s sent by the workers' data servers (%.0f%% without a"
+                            + " copy)%n",
+                    bindAddress,
+                    ProgressBar.bytes(networkBytes[0]),
+                    networkBytes[0] == 0 ? 0.0 : 100.0 * networkBytes[1] / networkBytes[0]);
+            out.flush();
+        }
         if (json != null) {
-            json.writeJson(document(result, expected, generated, slotsTotal), out);
+            ObjectNode document = document(result, expected, generated, slotsTotal);
+            document.put("transport", network == null ? "in-process" : "tcp");
+            document.put("network_bytes_sent", networkBytes[0]);
+            json.writeJson(document, out);
         }
         if (result.outcome() instanceof JobResult.Failed failed) {
             throw new CommandFailure(
@@ -211,26 +247,51 @@ final class RunCommand implements Callable<Integer> {
         return failRate > 0 ? logic.failingAtRate(failRate) : logic;
     }
 
-    /** Runs the job on a fresh engine, with the progress line if {@code showProgress}. */
+    /**
+     * Runs the job on a fresh engine (its workers reading over TCP with {@code network}), with the
+     * progress line if {@code showProgress}.
+     */
     private JobResult runJob(
-            JobGraph graph, ForwardingJob logic, PartitionKind blocking, boolean showProgress)
+            JobGraph graph,
+            ForwardingJob logic,
+            PartitionKind blocking,
+            @Nullable TransportOptions network,
+            boolean showProgress)
             throws Exception {
         ShuffleOptions options =
                 ShuffleOptions.builder().totalMemoryBytes((long) memoryMib << 20).build();
-        try (LocalEngine engine = new LocalEngine(directory, workers, slots, options, blocking)) {
+        LocalEngine created;
+        try {
+            created = new LocalEngine(directory, workers, slots, options, blocking, network);
+        } catch (IOException e) {
+            if (network == null) {
+                throw e;
+            }
+            throw OptionChecks.usage(spec, "--bind-address " + bindAddress + ": " + e.getMessage());
+        }
+        try (LocalEngine engine = created) {
             ProgressBar bar = ProgressBar.start(engine, spec.commandLine().getErr(), showProgress);
             try {
-                return engine.run(
-                        graph,
-                        logic,
-                        maxRestarts == 0
-                                ? RestartBackoffPolicy.noRestart()
-                                : RestartBackoffPolicy.fixedDelay(maxRestarts, Duration.ZERO),
-                        Duration.ofSeconds(timeoutSeconds));
+                return runOn(engine, graph, logic);
             } finally {
                 bar.close();
+                networkBytes = engine.networkBytes();
             }
         }
+    }
+
+    /** The bytes the data servers sent, and of them without a copy (zeros in-process). */
+    private long[] networkBytes = {0, 0};
+
+    private JobResult runOn(LocalEngine engine, JobGraph graph, ForwardingJob logic)
+            throws Exception {
+        return engine.run(
+                graph,
+                logic,
+                maxRestarts == 0
+                        ? RestartBackoffPolicy.noRestart()
+                        : RestartBackoffPolicy.fixedDelay(maxRestarts, Duration.ZERO),
+                Duration.ofSeconds(timeoutSeconds));
     }
 
     private PartitionKind blocking(String value) {

@@ -154,6 +154,16 @@ final class ShuffleCommand implements Callable<Integer> {
     private boolean withFlink;
 
     @Option(
+            names = "--transport",
+            paramLabel = "in-process|tcp",
+            description =
+                    "tcp: read each blocking kind's partitions a second time over TCP (the"
+                            + " producers' data server on loopback, a second worker's client) and"
+                            + " show the rate beside the in-process read (default"
+                            + " ${DEFAULT-VALUE})")
+    private String transport = "in-process";
+
+    @Option(
             names = "--dir",
             paramLabel = "DIR",
             description = "an existing directory for the files (default: java.io.tmpdir)")
@@ -162,6 +172,7 @@ final class ShuffleCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Set<PartitionKind> kinds = ShuffleChecks.modes(spec, "--mode", modes);
+        boolean overTcp = OptionChecks.transport(spec, "--transport", transport);
         Consumers when = ShuffleChecks.consumers(spec, "--consumers", consumers);
         List<ShuffleThroughput.Settings> runs =
                 ShuffleChecks.settings(
@@ -186,7 +197,8 @@ final class ShuffleCommand implements Callable<Integer> {
         List<ShuffleThroughput.Result> results = new ArrayList<>();
         ShuffleThroughput.Failure.@Nullable IoError failure = null;
         for (ShuffleThroughput.Settings settings : runs) {
-            ShuffleThroughput.Result result = ShuffleThroughput.measure(settings, step -> {});
+            ShuffleThroughput.Result result =
+                    ShuffleThroughput.measure(settings, step -> {}, overTcp);
             if (withFlink && result.ioFailure() == null) {
                 result = result.withFlinkSort(FlinkSortShuffle.run(settings));
             }

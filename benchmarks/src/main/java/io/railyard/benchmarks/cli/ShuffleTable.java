@@ -62,6 +62,9 @@ final class ShuffleTable {
             Throughput t = result.system(kind);
             if (t != null) {
                 row(out, ShuffleThroughput.key(kind), kind, t, result, names);
+                if (t instanceof Throughput.Measured m && m.network() != null) {
+                    networkRow(out, ShuffleThroughput.key(kind), m, m.network(), result);
+                }
             }
             Throughput flink = result.flinkSort();
             if (kind == PartitionKind.SORT && flink != null) {
@@ -177,6 +180,16 @@ final class ShuffleTable {
             node.put("records", delivered.records());
             node.put("checksum", delivered.checksumHex());
         }
+        Throughput.NetworkRead network = measured.network();
+        if (network != null) {
+            ObjectNode tcp = node.putObject("over_tcp");
+            tcp.put("read_mb_s", network.readMbPerSecond());
+            tcp.put(
+                    "read_ratio_to_in_process",
+                    network.readMbPerSecond() / Math.max(1e-9, measured.readMbPerSecond()));
+            tcp.put("bytes_sent", network.bytesSent());
+            tcp.put("bytes_sent_without_copy", network.bytesSentWithoutCopy());
+        }
         HybridCounts hybrid = measured.hybrid();
         if (hybrid != null) {
             node.put("disk_write_fraction", hybrid.diskWriteFraction());
@@ -184,6 +197,42 @@ final class ShuffleTable {
             node.put("memory_read_fraction", hybrid.memoryReadFraction());
             node.put("peak_borrowed_pages", hybrid.peakBorrowedPages());
         }
+    }
+
+    /**
+     * The line under a kind's row with {@code --transport tcp}: its partitions read again over TCP,
+     * the rate against the in-process read of the same run, and the bytes sent without a copy.
+     */
+    private static void networkRow(
+            StringBuilder out,
+            String system,
+            Throughput.Measured inProcess,
+            Throughput.NetworkRead network,
+            Result result) {
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        ROW
+                                + "   over TCP: %.0f%% of the in-process read, %.0f%% of %,d bytes sent"
+                                + " without a copy%n",
+                        result.setup().parallelism(),
+                        system + " tcp",
+                        "-",
+                        String.format(Locale.ROOT, "%.0f", network.readMbPerSecond()),
+                        "-",
+                        percent(network.readMbPerSecond(), result.limits().pageCache(), false),
+                        "-",
+                        percent(network.readMbPerSecond(), result.limits().device(), false),
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        100
+                                * network.readMbPerSecond()
+                                / Math.max(1e-9, inProcess.readMbPerSecond()),
+                        100 * network.withoutCopyFraction(),
+                        network.bytesSent()));
     }
 
     private static void row(

@@ -33,7 +33,7 @@ final class BlockingShuffle {
      * @throws IllegalStateException if the consumers did not read exactly the records written (a
      *     bug)
      */
-    static Throughput run(Path directory, Settings settings, PartitionKind kind)
+    static Throughput run(Path directory, Settings settings, PartitionKind kind, boolean overTcp)
             throws IOException {
         ExecutorService slots =
                 Executors.newFixedThreadPool(
@@ -56,11 +56,24 @@ final class BlockingShuffle {
                 double readRate =
                         ShuffleThroughput.mbPerSecond(read.bytes(), System.nanoTime() - start);
                 Delivered.checkAllRead(ShuffleThroughput.key(kind), read, written);
+                Throughput.NetworkRead network =
+                        overTcp
+                                ? NetworkRead.run(
+                                        directory,
+                                        settings,
+                                        kind,
+                                        worker,
+                                        partitions,
+                                        slots,
+                                        written)
+                                : null;
                 for (BlockingPartition partition : partitions) {
                     partition.release();
                 }
-                return Throughput.Measured.shuffle(
-                        write, readRate, worker.stats().filesCreated(), read);
+                Throughput.Measured measured =
+                        Throughput.Measured.shuffle(
+                                write, readRate, worker.stats().filesCreated(), read);
+                return network == null ? measured : measured.withNetwork(network);
             } catch (IOException e) {
                 ShuffleTasks.stop(
                         slots); // every task has failed or finished before the worker closes
@@ -136,9 +149,14 @@ final class BlockingShuffle {
     private static Delivered consumeOne(
             ShuffleWorker worker, List<BlockingPartition> partitions, int subpartition)
             throws Exception {
+        return drain(worker.openGate("c" + subpartition, partitions, subpartition));
+    }
+
+    /** Reads {@code opened} to its end, counting its records; closes it. */
+    static Delivered drain(InputGate opened) throws Exception {
         RecordTally read = new RecordTally();
-        RecordDecoder decoder = new RecordDecoder(partitions.size());
-        try (InputGate gate = worker.openGate("c" + subpartition, partitions, subpartition)) {
+        RecordDecoder decoder = new RecordDecoder(opened.numChannels());
+        try (InputGate gate = opened) {
             while (!gate.isFinished()) {
                 InputGate.Buffer buffer = gate.poll();
                 if (buffer == null) {

@@ -197,7 +197,8 @@ final class HybridShuffle {
                 ShuffleThroughput.mbPerSecond(read.bytes(), lastEnd - firstGateNanos),
                 files,
                 read,
-                new HybridCounts(worker.hybridStats()));
+                new HybridCounts(worker.hybridStats()),
+                null);
     }
 
     // ---- producers ----

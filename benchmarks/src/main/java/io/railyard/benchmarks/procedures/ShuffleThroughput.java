@@ -345,17 +345,26 @@ public final class ShuffleThroughput {
          *     checked against what the producers wrote; null for the sequential limits, which move
          *     no records
          * @param hybrid where the bytes went, for a hybrid kind; else null
+         * @param network the same partitions read again over TCP, with {@code shuffle --transport
+         *     tcp}; else null
          */
         record Measured(
                 double writeMbPerSecond,
                 double readMbPerSecond,
                 long files,
                 @Nullable Delivered delivered,
-                @Nullable HybridCounts hybrid)
+                @Nullable HybridCounts hybrid,
+                @Nullable NetworkRead network)
                 implements Throughput {
             /** A measurement without records (the sequential limits). */
             static Measured withoutRecords(double write, double read, long files) {
-                return new Measured(write, read, files, null, null);
+                return new Measured(write, read, files, null, null, null);
+            }
+
+            /** This measurement with the same partitions read over TCP as {@code network}. */
+            public Measured withNetwork(NetworkRead network) {
+                return new Measured(
+                        writeMbPerSecond, readMbPerSecond, files, delivered, hybrid, network);
             }
 
             /**
@@ -364,7 +373,23 @@ public final class ShuffleThroughput {
              */
             public static Measured shuffle(
                     double write, double read, long files, Delivered delivered) {
-                return new Measured(write, read, files, delivered, null);
+                return new Measured(write, read, files, delivered, null, null);
+            }
+        }
+
+        /**
+         * A read of the partitions over TCP: every consumer's gate reads from the producers' data
+         * server on loopback through the transport, into pages of a second worker's pool.
+         *
+         * @param readMbPerSecond records read per second (10^6 bytes)
+         * @param bytesSent payload bytes the data server sent
+         * @param bytesSentWithoutCopy of those, bytes sent from the pages they were read into
+         */
+        public record NetworkRead(
+                double readMbPerSecond, long bytesSent, long bytesSentWithoutCopy) {
+            /** The share of the bytes sent without a copy, in [0, 1]. */
+            public double withoutCopyFraction() {
+                return bytesSent == 0 ? 0 : (double) bytesSentWithoutCopy / bytesSent;
             }
         }
 
@@ -558,6 +583,15 @@ public final class ShuffleThroughput {
      * @throws IOException if the run directory cannot be created or deleted
      */
     public static Result measure(Settings settings, Consumer<String> progress) throws IOException {
+        return measure(settings, progress, false);
+    }
+
+    /**
+     * {@link #measure(Settings, Consumer)}; with {@code overTcp}, each blocking kind's partitions
+     * are read a second time over TCP ({@link Throughput.Measured#network()}).
+     */
+    public static Result measure(Settings settings, Consumer<String> progress, boolean overTcp)
+            throws IOException {
         ShuffleDirectory.sweepStale(settings.directory());
         try (ShuffleDirectory run =
                 ShuffleDirectory.create(settings.directory(), RUN_DIRECTORY_PREFIX)
@@ -574,7 +608,7 @@ public final class ShuffleThroughput {
             Map<PartitionKind, Throughput> systems = new EnumMap<>(PartitionKind.class);
             for (PartitionKind kind : settings.kinds()) {
                 progress.accept("shuffle: " + key(kind));
-                systems.put(kind, run(inRun, kind));
+                systems.put(kind, run(inRun, kind, overTcp));
             }
             return new Result(Setup.of(settings), new Limits(limit, device), systems);
         }
@@ -635,6 +669,15 @@ public final class ShuffleThroughput {
      * @throws IllegalStateException if the consumers did not read exactly what was written (a bug)
      */
     public static Throughput run(Settings settings, PartitionKind kind) {
+        return run(settings, kind, false);
+    }
+
+    /**
+     * {@link #run(Settings, PartitionKind)}; with {@code overTcp}, a blocking kind's partitions are
+     * read a second time over TCP, after the in-process read ({@link
+     * Throughput.Measured#network()}).
+     */
+    public static Throughput run(Settings settings, PartitionKind kind, boolean overTcp) {
         long required = requiredMemoryBytes(settings, kind);
         long available = settings.options().totalMemoryBytes();
         if (required > available) {
@@ -652,7 +695,7 @@ public final class ShuffleThroughput {
             result =
                     kind.isReadableWhileWritten()
                             ? HybridShuffle.run(directory, settings, kind)
-                            : BlockingShuffle.run(directory, settings, kind);
+                            : BlockingShuffle.run(directory, settings, kind, overTcp);
         } catch (IOException e) {
             result = ioError(0, key(kind) + ": " + describe(e));
         }

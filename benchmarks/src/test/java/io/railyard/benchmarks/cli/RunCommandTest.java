@@ -60,6 +60,35 @@ class RunCommandTest {
     }
 
     @Test
+    void overTcp_theJobRunsExactly_andEveryByteCrossesTheNetwork() throws Exception {
+        Path job = InspectCommandTest.file(dir, DIAMOND);
+        Path json = dir.resolve("tcp.json");
+
+        CliRun run =
+                run(
+                        "--job",
+                        job.toString(),
+                        "--records",
+                        "500",
+                        "--fail-rate",
+                        "0.2",
+                        "--transport",
+                        "tcp",
+                        "--json",
+                        json.toString());
+
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("(exact)").contains("transport: tcp on 127.0.0.1");
+        JsonNode doc = new ObjectMapper().readTree(json.toFile());
+        assertThat(doc.get("transport").asText()).isEqualTo("tcp");
+        assertThat(doc.get("records_out").asLong()).isEqualTo(2_000);
+        assertThat(doc.get("network_bytes_sent").asLong())
+                .as("at least the records' bytes")
+                .isGreaterThanOrEqualTo(2_000L * 8);
+        assertThat(doc.get("leaked_pages").asLong()).isZero();
+    }
+
+    @Test
     void failuresAreRecoveredFrom_untilThePolicyGivesUp() throws Exception {
         Path job = InspectCommandTest.file(dir, DIAMOND);
 
@@ -103,6 +132,16 @@ class RunCommandTest {
                     {"--job", job.toString(), "--shuffle", "heap"},
                     {"--job", job.toString(), "--fail-rate", "2"},
                     {"--job", job.toString(), "--workers", "0"},
+                    {"--job", job.toString(), "--transport", "udp"},
+                    // An address of no interface of this host (TEST-NET-3): the bind fails.
+                    {
+                        "--job",
+                        job.toString(),
+                        "--transport",
+                        "tcp",
+                        "--bind-address",
+                        "203.0.113.7"
+                    },
                     {"--job", dir.resolve("nope.json").toString()},
                 }) {
             CliRun bad = run(args);

@@ -42,6 +42,35 @@ class ShuffleCommandTest {
     }
 
     @Test
+    void shuffle_overTcp_readsEveryBlockingKindAgainOverTheNetwork() throws Exception {
+        Path json = dir.resolve("out/tcp.json");
+
+        runShuffle(
+                json,
+                "--parallelism",
+                "3",
+                "--bytes-mib",
+                "1",
+                "--mode",
+                "sort,hash",
+                "--transport",
+                "tcp");
+
+        JsonNode run = new ObjectMapper().readTree(json.toFile()).path("runs").path(0);
+        for (String mode : new String[] {"sort", "hash"}) {
+            JsonNode tcp = run.path(mode).path("over_tcp");
+            assertThat(tcp.path("read_mb_s").asDouble()).as(mode).isPositive();
+            assertThat(tcp.path("bytes_sent").asLong())
+                    .as(mode + ": every record's bytes, once")
+                    .isGreaterThanOrEqualTo(3 * 1366 * 256L - 256);
+            assertThat(tcp.path("bytes_sent_without_copy").asLong())
+                    .isEqualTo(tcp.path("bytes_sent").asLong());
+        }
+        assertThat(CliRun.of("shuffle", "--transport", "udp", "--dir", dir.toString()).exit())
+                .isEqualTo(2);
+    }
+
+    @Test
     void shuffle_defaultModes_jsonHasAnObjectPerMode() throws Exception {
         Path json = dir.resolve("out/shuffle.json");
 

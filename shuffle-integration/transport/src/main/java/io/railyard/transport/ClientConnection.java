@@ -249,15 +249,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             throw new ProtocolException(Wire.name(type) + " before HELLO");
         }
         switch (type) {
-            case Wire.DATA -> {
-                RemoteInputGate.Stream stream = stream(body.readInt(), "DATA");
-                int channelIndex = body.readInt();
-                int backlog = body.readInt();
-                client.counters().bytesReceived.add(body.readableBytes());
-                if (stream != null) {
-                    stream.gate.receive(stream, channelIndex, backlog, body);
-                }
-            }
+            case Wire.DATA -> data(body);
             case Wire.BACKLOG -> {
                 RemoteInputGate.Stream stream = stream(body.readInt(), "BACKLOG");
                 int backlog = body.readInt();
@@ -273,22 +265,33 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                     idleIfEmpty();
                 }
             }
-            case Wire.ERROR -> {
-                RemoteInputGate.Stream stream = stream(body.readInt(), "ERROR");
-                byte kind = body.readByte();
-                PartitionId id =
-                        new PartitionId(Math.max(0, body.readInt()), Math.max(0, body.readInt()));
-                String message = body.toString(StandardCharsets.UTF_8);
-                if (stream != null) {
-                    streams.remove(stream.id);
-                    stream.gate.fail(error(kind, id, message));
-                    idleIfEmpty();
-                }
-            }
+            case Wire.ERROR -> error(body);
             case Wire.PING -> {}
             default ->
                     throw new ProtocolException(
                             "a data server sent " + Wire.name(type) + ", which only readers send");
+        }
+    }
+
+    private void data(ByteBuf body) {
+        RemoteInputGate.Stream stream = stream(body.readInt(), "DATA");
+        int channelIndex = body.readInt();
+        int backlog = body.readInt();
+        client.counters().bytesReceived.add(body.readableBytes());
+        if (stream != null) {
+            stream.gate.receive(stream, channelIndex, backlog, body);
+        }
+    }
+
+    private void error(ByteBuf body) {
+        RemoteInputGate.Stream stream = stream(body.readInt(), "ERROR");
+        byte kind = body.readByte();
+        PartitionId id = new PartitionId(Math.max(0, body.readInt()), Math.max(0, body.readInt()));
+        String message = body.toString(StandardCharsets.UTF_8);
+        if (stream != null) {
+            streams.remove(stream.id);
+            stream.gate.fail(error(kind, id, message));
+            idleIfEmpty();
         }
     }
 

@@ -74,6 +74,10 @@ public final class DataServer implements AutoCloseable {
         final LongAdder streams = new LongAdder();
         final LongAdder bytesSent = new LongAdder();
         final LongAdder bytesSentWithoutCopy = new LongAdder();
+        final LongAdder messages = new LongAdder();
+        final LongAdder credits = new LongAdder();
+        final LongAdder backlogs = new LongAdder();
+
         final AtomicInteger open = new AtomicInteger();
     }
 
@@ -86,6 +90,9 @@ public final class DataServer implements AutoCloseable {
      * @param violations connections closed for bytes that are not the protocol
      * @param bytesSent payload bytes sent
      * @param bytesSentWithoutCopy of those, bytes sent straight from the pages they were read into
+     * @param dataFrames DATA frames sent
+     * @param creditFrames CREDIT frames received
+     * @param backlogFrames BACKLOG frames sent (a stream had data and no credit)
      */
     public record Stats(
             long streams,
@@ -93,7 +100,10 @@ public final class DataServer implements AutoCloseable {
             long refused,
             long violations,
             long bytesSent,
-            long bytesSentWithoutCopy) {}
+            long bytesSentWithoutCopy,
+            long dataFrames,
+            long creditFrames,
+            long backlogFrames) {}
 
     private DataServer(TransportOptions options, int pageSize) throws IOException {
         this.options = options;
@@ -122,23 +132,7 @@ public final class DataServer implements AutoCloseable {
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
-                                        connections.add(ch);
-                                        ch.closeFuture().addListener(f -> connections.remove(ch));
-                                        if (closed) {
-                                            ch.close();
-                                            return;
-                                        }
-                                        ch.pipeline()
-                                                .addLast(
-                                                        NettyIo.Counted.INSTANCE,
-                                                        new IdleStateHandler(
-                                                                options.peerTimeout().toMillis(),
-                                                                options.heartbeatInterval()
-                                                                        .toMillis(),
-                                                                0,
-                                                                TimeUnit.MILLISECONDS),
-                                                        new FrameDecoder(Math.max(pageSize, 4096)),
-                                                        new ServerConnection(DataServer.this));
+                                        accept(ch);
                                     }
                                 });
         try {
@@ -160,6 +154,26 @@ public final class DataServer implements AutoCloseable {
                     e);
         }
         this.address = (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Sets up the pipeline of an accepted connection (or closes it if the server closed). */
+    private void accept(SocketChannel ch) {
+        connections.add(ch);
+        ch.closeFuture().addListener(f -> connections.remove(ch));
+        if (closed) {
+            ch.close();
+            return;
+        }
+        ch.pipeline()
+                .addLast(
+                        NettyIo.Counted.INSTANCE,
+                        new IdleStateHandler(
+                                options.peerTimeout().toMillis(),
+                                options.heartbeatInterval().toMillis(),
+                                0,
+                                TimeUnit.MILLISECONDS),
+                        new FrameDecoder(Math.max(pageSize, 4096)),
+                        new ServerConnection(this));
     }
 
     /**
@@ -202,7 +216,10 @@ public final class DataServer implements AutoCloseable {
                 counters.refused.sum(),
                 counters.violations.sum(),
                 counters.bytesSent.sum(),
-                counters.bytesSentWithoutCopy.sum());
+                counters.bytesSentWithoutCopy.sum(),
+                counters.messages.sum(),
+                counters.credits.sum(),
+                counters.backlogs.sum());
     }
 
     /** Connections open now. */

