@@ -123,9 +123,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 });
     }
 
+    /**
+     * True: the handler is added to the channel of each connection attempt in turn (a retry's
+     * channel replaces the one that failed), never to two channels at once.
+     */
     @Override
     public boolean isSharable() {
-        return false;
+        return true;
     }
 
     /** Opens {@code stream} on this connection (or on a fresh one, if this one closed). */

@@ -142,6 +142,36 @@ class TransportTest {
     }
 
     @Test
+    void aWorkerThatComesUpDuringTheRetries_isReached() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        TransportOptions options = TransportOptions.DEFAULT.withRetries(8, Duration.ofMillis(100));
+        try (TwoWorkers rig = new TwoWorkers(dir, options)) {
+            rig.write(PartitionKind.SORT, 0, 1, 100);
+            try (InputGate gate =
+                    rig.client.openGate(
+                            "c",
+                            List.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)),
+                            List.of(new PartitionId(0, 0)),
+                            0,
+                            TwoWorkers.JOB,
+                            rig.secret)) {
+                Thread.sleep(250); // the first attempts are refused
+                try (DataServer late =
+                        DataServer.start(
+                                options.withAddress("127.0.0.1", port),
+                                TwoWorkers.OPTIONS.pageSizeBytes())) {
+                    late.serve(TwoWorkers.JOB, rig.secret, rig.registry, rig.producer);
+                    assertThat(TwoWorkers.drain(gate).get(0))
+                            .containsExactlyElementsOf(TwoWorkers.records(0, 0, 100));
+                }
+            }
+        }
+    }
+
+    @Test
     void aSilentPeer_isFoundByTheHeartbeatTimeout() throws Exception {
         TransportOptions options =
                 TransportOptions.DEFAULT.withHeartbeats(
