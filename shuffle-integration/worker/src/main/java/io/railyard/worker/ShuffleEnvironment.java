@@ -41,6 +41,7 @@ public final class ShuffleEnvironment {
     private final WorkerDescriptorCache descriptors;
     private final PartitionLocator peers;
     private final @Nullable NetworkReader network;
+    private final boolean ownDirectly;
 
     /**
      * The environment of worker {@code worker}, writing through {@code shuffle}, BLOCKING results
@@ -73,6 +74,26 @@ public final class ShuffleEnvironment {
             BlobStore blobs,
             PartitionLocator peers,
             @Nullable NetworkReader network) {
+        this(worker, shuffle, blocking, blobs, peers, network, false);
+    }
+
+    /**
+     * An environment whose gates read the partitions this worker holds directly, through its own IO
+     * thread, and every other worker's through {@code network} — one gate to the task, whatever the
+     * mix ({@code ownDirectly}); or, without {@code ownDirectly}, as {@link
+     * #ShuffleEnvironment(int, ShuffleWorker, PartitionKind, BlobStore, PartitionLocator,
+     * NetworkReader)}.
+     *
+     * @throws IllegalArgumentException if {@code blocking} is readable while written
+     */
+    public ShuffleEnvironment(
+            int worker,
+            ShuffleWorker shuffle,
+            PartitionKind blocking,
+            BlobStore blobs,
+            PartitionLocator peers,
+            @Nullable NetworkReader network,
+            boolean ownDirectly) {
         if (blocking.isReadableWhileWritten()) {
             throw new IllegalArgumentException(
                     "the partition kind of BLOCKING results must be SORT or HASH, was " + blocking);
@@ -83,6 +104,7 @@ public final class ShuffleEnvironment {
         this.descriptors = new WorkerDescriptorCache(blobs);
         this.peers = peers;
         this.network = network;
+        this.ownDirectly = ownDirectly;
     }
 
     /** This worker's index in the job's worker table. */
@@ -148,6 +170,9 @@ public final class ShuffleEnvironment {
             int subpartition,
             PartitionRegistry.Waiter waiter)
             throws PartitionLostException, InterruptedException {
+        if (network != null && ownDirectly) {
+            return openMixedGate(network, name, holders, partitions, subpartition, waiter);
+        }
         if (network != null) {
             return network.openGate(name, holders, partitions, subpartition);
         }
@@ -156,6 +181,58 @@ public final class ShuffleEnvironment {
             read.add(partition(holders[i], partitions.get(i), waiter));
         }
         return shuffle.openGate(name, read, subpartition);
+    }
+
+    /**
+     * A gate reading this worker's partitions directly and the others' through {@code network}: one
+     * part each (a {@link CompositeInputGate} when there are both).
+     */
+    private InputGate openMixedGate(
+            NetworkReader network,
+            String name,
+            int[] holders,
+            List<PartitionId> partitions,
+            int subpartition,
+            PartitionRegistry.Waiter waiter)
+            throws PartitionLostException, InterruptedException {
+        List<ResultPartition> own = new ArrayList<>();
+        List<Integer> ownChannels = new ArrayList<>();
+        List<PartitionId> remote = new ArrayList<>();
+        List<Integer> remoteHolders = new ArrayList<>();
+        List<Integer> remoteChannels = new ArrayList<>();
+        for (int i = 0; i < partitions.size(); i++) {
+            if (holders[i] == worker) {
+                own.add(this.partitions.await(partitions.get(i), waiter));
+                ownChannels.add(i);
+            } else {
+                remote.add(partitions.get(i));
+                remoteHolders.add(holders[i]);
+                remoteChannels.add(i);
+            }
+        }
+        if (remote.isEmpty()) {
+            return shuffle.openGate(name, own, subpartition);
+        }
+        int[] held = remoteHolders.stream().mapToInt(Integer::intValue).toArray();
+        if (own.isEmpty()) {
+            return network.openGate(name, held, remote, subpartition);
+        }
+        InputGate direct = shuffle.openGate(name + ".own", own, subpartition);
+        InputGate overNetwork;
+        try {
+            overNetwork = network.openGate(name + ".net", held, remote, subpartition);
+        } catch (RuntimeException e) {
+            direct.close();
+            throw e;
+        }
+        return new CompositeInputGate(
+                name,
+                new InputGate[] {direct, overNetwork},
+                new int[][] {
+                    ownChannels.stream().mapToInt(Integer::intValue).toArray(),
+                    remoteChannels.stream().mapToInt(Integer::intValue).toArray()
+                },
+                partitions.size());
     }
 
     /**

@@ -25,7 +25,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -168,6 +170,114 @@ class ShuffleEnvironmentTest {
                                 assertThat(((PartitionLostException) e).partitionId())
                                         .isEqualTo(new PartitionId(1, 0)));
         sink.close();
+    }
+
+    /**
+     * With {@code ownDirectly}, a sink reads the source partition of its own worker directly and
+     * the other worker's through the network reader — one gate, each record under the channel of
+     * its partition (channel i reads source i).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = ResultPartitionType.class,
+            names = {"BLOCKING", "HYBRID_FULL"})
+    void ownPartitionsDirectly_othersThroughTheNetwork_oneGate(ResultPartitionType type)
+            throws Exception {
+        List<List<PartitionId>> askedOverNetwork = new ArrayList<>();
+        List<ShuffleEnvironment> mixed = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            ShuffleEnvironment plain = workers.get(w);
+            NetworkReader network =
+                    (name, holders, ids, subpartition) -> {
+                        askedOverNetwork.add(ids);
+                        // Another worker's partitions, read by that worker's shuffle layer: the
+                        // transport's part, which TransportTest covers over real sockets.
+                        List<io.railyard.shuffle.partition.ResultPartition> read =
+                                new ArrayList<>();
+                        for (int i = 0; i < ids.size(); i++) {
+                            try {
+                                read.add(
+                                        workers.get(holders[i])
+                                                .partitions()
+                                                .await(ids.get(i), RUNNING));
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }
+                        return workers.get(holders[0]).shuffle().openGate(name, read, subpartition);
+                    };
+            mixed.add(
+                    new ShuffleEnvironment(
+                            w,
+                            plain.shuffle(),
+                            PartitionKind.SORT,
+                            blobs,
+                            this::remote,
+                            network,
+                            true));
+        }
+        JobGraph graph = job(type);
+        List<TaskDeploymentDescriptor> tasks = descriptors(graph);
+        for (int source = 0; source < P; source++) {
+            ShuffleEnvironment on = mixed.get(source % 2);
+            TaskShuffle shuffle = on.deploy(tasks.get(source), RUNNING);
+            shuffle.createBlockingPartitions();
+            for (int sink = 0; sink < P; sink++) {
+                shuffle.output(0).emit(utf8("from " + source + " to " + sink), sink);
+            }
+            shuffle.finish();
+            shuffle.close();
+            // Registered on the mixed environment's registry: make the plain one see it too.
+            PartitionId id = new PartitionId(source, 0);
+            workers.get(source % 2)
+                    .partitions()
+                    .register(id, on.partitions().await(id, RUNNING), () -> false);
+        }
+        for (int sink = 0; sink < P; sink++) {
+            int task = P + sink;
+            TaskShuffle shuffle = mixed.get(task % 2).deploy(tasks.get(task), RUNNING);
+            List<InputGate> gates = shuffle.openInputGates();
+
+            assertThat(gates).hasSize(1);
+            assertThat(gates.get(0).numChannels()).isEqualTo(P);
+            Map<Integer, List<String>> byChannel = readByChannel(gates.get(0));
+            for (int source = 0; source < P; source++) {
+                assertThat(byChannel.get(source))
+                        .as("channel %s", source)
+                        .containsExactly("from " + source + " to " + sink);
+            }
+            shuffle.close();
+        }
+        assertThat(askedOverNetwork)
+                .as("each sink asks the network for the other worker's partition only")
+                .containsExactlyInAnyOrder(
+                        List.of(new PartitionId(1, 0)), List.of(new PartitionId(0, 0)));
+        for (ShuffleEnvironment environment : mixed) {
+            environment.partitions().releaseAll();
+        }
+    }
+
+    private static Map<Integer, List<String>> readByChannel(InputGate gate) throws Exception {
+        Map<Integer, List<String>> records = new HashMap<>();
+        RecordDecoder decoder = new RecordDecoder(gate.numChannels());
+        while (!gate.isFinished()) {
+            InputGate.Buffer buffer = gate.poll();
+            if (buffer == null) {
+                gate.availability().get(10, TimeUnit.SECONDS);
+                continue;
+            }
+            try {
+                decoder.decode(
+                        buffer.channel(),
+                        buffer.data(),
+                        (channel, record) ->
+                                records.computeIfAbsent(channel, c -> new ArrayList<>())
+                                        .add(StandardCharsets.UTF_8.decode(record).toString()));
+            } finally {
+                buffer.recycle();
+            }
+        }
+        return records;
     }
 
     private static ByteBuffer utf8(String text) {

@@ -90,7 +90,7 @@ class HybridInterleavingTest {
                     //    for the gate to hand it back; a region arrives just then.
                     synchronized (gate) {
                         holder.release();
-                        awaitIoThread(io, Thread.State.BLOCKED, "InputGate", "served");
+                        awaitIoThread(io, Thread.State.BLOCKED, "LocalInputGate", "served");
                         writer.emit(ByteBuffer.wrap(record), 0);
                         writer.flush(); // wakes the reader while its channel is in service
                     }
@@ -131,7 +131,7 @@ class HybridInterleavingTest {
                 // The producer publishes the region, then wakes the first reader: it blocks on
                 // this gate, with the region published and its write-through not yet started.
                 producer = Producer.startWriting(writer, record);
-                awaitBlocked(producer, "InputGate", "dataAvailable");
+                awaitBlocked(producer, "LocalInputGate", "dataAvailable");
                 assertThat(partition.residentPages()).isGreaterThan(3);
                 second = worker.openGate("c1", List.of(partition), 1); // the pool asks back
                 // Attached: the spill the ask queued ran before (queued tasks run first).
