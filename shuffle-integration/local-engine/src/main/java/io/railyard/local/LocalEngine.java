@@ -195,7 +195,13 @@ public final class LocalEngine implements AutoCloseable {
         try {
             for (int w = 0; w < numWorkers; w++) {
                 Path dir = directory.path().resolve("worker-" + w);
-                ShuffleWorker shuffle = new ShuffleWorker(options, dir);
+                ShuffleWorker shuffle =
+                        new ShuffleWorker(
+                                transport == null
+                                        ? options
+                                        : withServing(
+                                                options, transport, numWorkers, slotsPerWorker),
+                                dir);
                 HostTransport network = null;
                 try {
                     network = transport == null ? null : new HostTransport(transport, shuffle);
@@ -211,6 +217,25 @@ public final class LocalEngine implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** Streams one running task opens to one worker, at most, that a worker's pool is sized for. */
+    static final int SERVED_GATES_PER_TASK = 2;
+
+    /**
+     * {@code options} with room for a worker's data server: its readers (one per stream, {@link
+     * TransportOptions#servePages()} pages each) pledge pages of the worker's pool, which was sized
+     * for its tasks alone; without room, a stream's reader — or a task's own gate or writer beside
+     * it — could not be pledged and a task would fail for memory the job never asked for. Room for
+     * every running task of every worker reading {@value #SERVED_GATES_PER_TASK} inputs from this
+     * worker at once; a stream beyond that is refused, a task failure the job restarts.
+     */
+    private static ShuffleOptions withServing(
+            ShuffleOptions options, TransportOptions transport, int workers, int slots) {
+        long serving = (long) workers * slots * SERVED_GATES_PER_TASK * transport.servePages();
+        return options.toBuilder()
+                .totalPages((int) Math.min(Integer.MAX_VALUE, options.totalPages() + serving))
+                .build();
     }
 
     /**
