@@ -11,13 +11,11 @@ import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
 import io.railyard.transport.OpenResources;
 import io.railyard.transport.TransportOptions;
-import io.railyard.worker.TaskCode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -81,21 +79,10 @@ class LocalEngineOverTcpTest extends LocalEngineTest {
         try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
             InetSocketAddress before = engine.dataAddress(0);
             assertThat(before).isNotNull();
-            TaskCode.Factory losing =
-                    (vertex, subtask, attempt) -> {
-                        TaskCode code = job.create(vertex, subtask, attempt);
-                        if (vertex != 1 || subtask != 0 || attempt != 0) {
-                            return code;
-                        }
-                        return context -> {
-                            engine.loseWorker(0).get(10, TimeUnit.SECONDS);
-                            return code.run(context);
-                        };
-                    };
             JobResult result =
                     engine.run(
                             graph,
-                            losing,
+                            losingWorker0(engine, job),
                             RestartBackoffPolicy.fixedDelay(5, Duration.ZERO),
                             Duration.ofSeconds(60));
             assertThat(result.outcome()).isEqualTo(JobResult.FINISHED);

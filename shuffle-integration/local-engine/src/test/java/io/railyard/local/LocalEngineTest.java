@@ -72,6 +72,24 @@ class LocalEngineTest {
                 .build();
     }
 
+    /**
+     * {@code job}'s code, but sink 0's first attempt loses worker 0 before it reads. Sink 0 runs on
+     * worker 0 (placement is round-robin in deployment order), so it fails, whatever its gate has
+     * already buffered.
+     */
+    static TaskCode.Factory losingWorker0(LocalEngine engine, ForwardingJob job) {
+        return (vertex, subtask, attempt) -> {
+            TaskCode code = job.create(vertex, subtask, attempt);
+            if (vertex != 1 || subtask != 0 || attempt != 0) {
+                return code;
+            }
+            return context -> {
+                engine.loseWorker(0).get(10, TimeUnit.SECONDS);
+                return code.run(context);
+            };
+        };
+    }
+
     private static void assertExact(JobResult result, ForwardingJob job, int sink) {
         assertThat(result.outcome()).as("outcome").isEqualTo(JobResult.FINISHED);
         assertThat(result.committed().get(sink)).isEqualTo(job.expectedReceived()[sink]);
@@ -219,23 +237,10 @@ class LocalEngineTest {
         JobGraph graph = twoVertices(type);
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 64, 17);
         try (LocalEngine engine = engine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {
-            // Sink 0 runs on worker 0 (placement is round-robin in deployment order): it loses its
-            // worker before it reads, so it fails, whatever its gate has already buffered.
-            TaskCode.Factory losing =
-                    (vertex, subtask, attempt) -> {
-                        TaskCode code = job.create(vertex, subtask, attempt);
-                        if (vertex != 1 || subtask != 0 || attempt != 0) {
-                            return code;
-                        }
-                        return context -> {
-                            engine.loseWorker(0).get(10, TimeUnit.SECONDS);
-                            return code.run(context);
-                        };
-                    };
             JobResult result =
                     engine.run(
                             graph,
-                            losing,
+                            losingWorker0(engine, job),
                             RestartBackoffPolicy.fixedDelay(5, Duration.ZERO),
                             TIMEOUT);
 

@@ -10,10 +10,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.topology.PartitionId;
 import java.lang.System.Logger.Level;
@@ -85,17 +81,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
-                                        ch.pipeline()
-                                                .addLast(
-                                                        NettyIo.Counted.INSTANCE,
-                                                        new IdleStateHandler(
-                                                                options.peerTimeout().toMillis(),
-                                                                options.heartbeatInterval()
-                                                                        .toMillis(),
-                                                                0,
-                                                                TimeUnit.MILLISECONDS),
-                                                        new FrameDecoder(client.pageSize()),
-                                                        ClientConnection.this);
+                                        NettyIo.pipeline(
+                                                ch,
+                                                options,
+                                                client.pageSize(),
+                                                ClientConnection.this);
                                     }
                                 });
         ChannelFuture connecting = bootstrap.connect(address);
@@ -358,29 +348,25 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof IdleStateEvent idle) {
-            if (idle.state() == IdleState.READER_IDLE) {
-                LOG.log(
-                        Level.WARNING,
-                        "closing the connection to worker at "
-                                + address
-                                + ": silent for "
-                                + client.options().peerTimeout());
-                ctx.close();
-            } else if (idle.state() == IdleState.WRITER_IDLE) {
-                ctx.writeAndFlush(Wire.header(ctx.alloc(), Wire.PING, 0, 0));
-            }
-            return;
+        boolean timer =
+                NettyIo.onIdle(
+                        ctx,
+                        event,
+                        () ->
+                                LOG.log(
+                                        Level.WARNING,
+                                        "closing the connection to worker at "
+                                                + address
+                                                + ": silent for "
+                                                + client.options().peerTimeout()));
+        if (!timer) {
+            ctx.fireUserEventTriggered(event);
         }
-        ctx.fireUserEventTriggered(event);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable reason =
-                cause instanceof DecoderException && cause.getCause() != null
-                        ? cause.getCause()
-                        : cause;
+        Throwable reason = NettyIo.reason(cause);
         if (reason instanceof ProtocolException) {
             client.counters().violations.increment();
         }

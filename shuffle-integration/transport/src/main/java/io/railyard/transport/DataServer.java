@@ -9,7 +9,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.worker.PartitionRegistry;
 import java.io.IOException;
@@ -19,7 +18,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -164,16 +162,7 @@ public final class DataServer implements AutoCloseable {
             ch.close();
             return;
         }
-        ch.pipeline()
-                .addLast(
-                        NettyIo.Counted.INSTANCE,
-                        new IdleStateHandler(
-                                options.peerTimeout().toMillis(),
-                                options.heartbeatInterval().toMillis(),
-                                0,
-                                TimeUnit.MILLISECONDS),
-                        new FrameDecoder(Math.max(pageSize, 4096)),
-                        new ServerConnection(this));
+        NettyIo.pipeline(ch, options, Math.max(pageSize, 4096), new ServerConnection(this));
     }
 
     /**

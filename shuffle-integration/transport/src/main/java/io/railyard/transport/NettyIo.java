@@ -15,6 +15,10 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,6 +56,52 @@ final class NettyIo {
             OPEN_CONNECTIONS.decrementAndGet();
             ctx.fireChannelInactive();
         }
+    }
+
+    /**
+     * Sets up a connection's pipeline, the same on both sides: the connection counter, heartbeats
+     * and the peer timeout ({@code options}), the frame decoder for {@code pageSize}-byte pages,
+     * then {@code handler}.
+     */
+    static void pipeline(
+            Channel channel, TransportOptions options, int pageSize, ChannelHandler handler) {
+        channel.pipeline()
+                .addLast(
+                        Counted.INSTANCE,
+                        new IdleStateHandler(
+                                options.peerTimeout().toMillis(),
+                                options.heartbeatInterval().toMillis(),
+                                0,
+                                TimeUnit.MILLISECONDS),
+                        new FrameDecoder(pageSize),
+                        handler);
+    }
+
+    /**
+     * Handles {@code event} if it is the heartbeat timer's: a heartbeat on a connection that sent
+     * nothing for the interval; {@code silent} (which logs and closes) on one that received nothing
+     * for the peer timeout. False if the event is not the timer's. A failed heartbeat closes the
+     * connection, which its streams hear of: nothing waits on the futures.
+     */
+    @SuppressWarnings("FutureReturnValueIgnored")
+    static boolean onIdle(ChannelHandlerContext ctx, Object event, Runnable silent) {
+        if (!(event instanceof IdleStateEvent idle)) {
+            return false;
+        }
+        if (idle.state() == IdleState.READER_IDLE) {
+            silent.run();
+            ctx.close();
+        } else if (idle.state() == IdleState.WRITER_IDLE) {
+            ctx.writeAndFlush(Wire.header(ctx.alloc(), Wire.PING, 0, 0));
+        }
+        return true;
+    }
+
+    /** What went wrong: the decoder's cause rather than Netty's wrapper around it. */
+    static Throwable reason(Throwable cause) {
+        return cause instanceof DecoderException && cause.getCause() != null
+                ? cause.getCause()
+                : cause;
     }
 
     /** Whether the native epoll transport is in use. */

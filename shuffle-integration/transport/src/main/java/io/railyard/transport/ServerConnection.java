@@ -4,9 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.ResultPartition;
@@ -370,6 +367,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     private void pump(ChannelHandlerContext ctx, ServedStream stream) {
         InputGate gate = stream.gate;
         boolean wrote = false;
+        int backlog = 0; // read once a pump: asking the gate takes its pool's lock
         while (gate != null && !stream.closed && ctx.channel().isWritable()) {
             Outgoing out = stream.current;
             if (out == null) {
@@ -395,7 +393,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 stream.credit--;
                 stream.room = stream.pageSize;
             }
-            sendPiece(ctx, stream, gate, out);
+            if (backlog == 0) {
+                backlog = backlog(gate);
+            }
+            sendPiece(ctx, stream, out, backlog);
             wrote = true;
         }
         if (wrote) {
@@ -447,7 +448,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
      * the gate's page without a copy; the buffer is recycled once its last piece is written.
      */
     private void sendPiece(
-            ChannelHandlerContext ctx, ServedStream stream, InputGate gate, Outgoing out) {
+            ChannelHandlerContext ctx, ServedStream stream, Outgoing out, int backlog) {
         int piece = Math.min(out.remaining(), stream.room);
         stream.room -= piece;
         ByteBuffer bytes = out.data.slice(out.data.position() + out.offset, piece);
@@ -456,9 +457,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (out.remaining() == 0) {
             stream.current = null;
         }
-        ctx.write(
-                Wire.dataHeader(
-                        ctx.alloc(), stream.id, out.buffer.channel(), backlog(gate), piece));
+        ctx.write(Wire.dataHeader(ctx.alloc(), stream.id, out.buffer.channel(), backlog, piece));
         ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> out.pieceWritten());
         server.counters().bytesSent.add(piece);
         server.counters().bytesSentWithoutCopy.add(piece);
@@ -549,31 +548,27 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof IdleStateEvent idle) {
-            if (idle.state() == IdleState.READER_IDLE) {
-                DataServer.log(
-                        Level.WARNING,
-                        "data server "
-                                + server.address()
-                                + " closes the connection of "
-                                + peer
-                                + ": silent for "
-                                + server.options().peerTimeout());
-                ctx.close();
-            } else if (idle.state() == IdleState.WRITER_IDLE) {
-                ctx.writeAndFlush(Wire.header(ctx.alloc(), Wire.PING, 0, 0));
-            }
-            return;
+        boolean timer =
+                NettyIo.onIdle(
+                        ctx,
+                        event,
+                        () ->
+                                DataServer.log(
+                                        Level.WARNING,
+                                        "data server "
+                                                + server.address()
+                                                + " closes the connection of "
+                                                + peer
+                                                + ": silent for "
+                                                + server.options().peerTimeout()));
+        if (!timer) {
+            ctx.fireUserEventTriggered(event);
         }
-        ctx.fireUserEventTriggered(event);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable reason =
-                cause instanceof DecoderException && cause.getCause() != null
-                        ? cause.getCause()
-                        : cause;
+        Throwable reason = NettyIo.reason(cause);
         if (reason instanceof ProtocolException || reason instanceof IndexOutOfBoundsException) {
             server.counters().violations.increment();
         }

@@ -286,23 +286,7 @@ class ShuffleEnvironmentTest {
 
     private static List<String> readAll(InputGate gate) throws Exception {
         List<String> records = new ArrayList<>();
-        RecordDecoder decoder = new RecordDecoder(gate.numChannels());
-        while (!gate.isFinished()) {
-            InputGate.Buffer buffer = gate.poll();
-            if (buffer == null) {
-                gate.availability().get(10, TimeUnit.SECONDS);
-                continue;
-            }
-            try {
-                decoder.decode(
-                        buffer.channel(),
-                        buffer.data(),
-                        (channel, record) ->
-                                records.add(StandardCharsets.UTF_8.decode(record).toString()));
-            } finally {
-                buffer.recycle();
-            }
-        }
+        readByChannel(gate).values().forEach(records::addAll);
         return records;
     }
 }
