@@ -23,13 +23,16 @@ import org.jspecify.annotations.Nullable;
  *
  * The gate is one owner of its worker's pool guaranteed {@code shuffle.read.gate-pages} pages, as a
  * local gate is, whatever its number of channels. A page is granted to a stream as one credit only
- * when the stream has data waiting at its server (its announced or piggybacked backlog), and the
- * page is taken from the pool when it is granted, so data that arrives always has a page to land
- * in: the bytes are copied once, from the socket's buffer straight into the page. A stream holds at
- * most {@value #MAX_CREDIT} pages of credit; streams wanting credit are served round-robin. Server
- * and gate pack the stream's data into the granted pages by one rule (a piece fills the rest of the
- * current page before the next page is started), so pages are full and neither side waits for the
- * other to say how much fit.
+ * for data waiting at its server: the backlog it announces or piggybacks is exact, the pages that
+ * data fills beyond the page being filled, and a stream never holds more unused credit than that (a
+ * page granted where no data waits would idle while another stream of the gate starves for it: with
+ * pipelined producers waiting for their consumers, a deadlock). The page is taken from the pool
+ * when it is granted, so data that arrives always has a page to land in: the bytes are copied once,
+ * from the socket's buffer straight into the page. A stream holds at most {@value #MAX_CREDIT}
+ * pages of credit; streams wanting credit are served round-robin. Server and gate pack the stream's
+ * data into the granted pages by one rule (a piece fills the rest of the current page before the
+ * next page is started), so pages are full and neither side waits for the other to say how much
+ * fit.
  *
  * <p>Failures: an {@code ERROR} naming a lost partition fails the gate with {@link
  * PartitionLostException} for it; a connection that cannot be made or is lost fails it with {@link
@@ -56,7 +59,11 @@ final class RemoteInputGate implements InputGate {
     @GuardedBy("this")
     private ArrayDeque<RemoteBuffer> queue = new ArrayDeque<>();
 
+    @GuardedBy("this")
+    private long queueBytes;
+
     private ArrayDeque<RemoteBuffer> taken = new ArrayDeque<>(); // the consumer's
+    private long takenBytes; // the consumer's
 
     @GuardedBy("this")
     private final ArrayDeque<Stream> wanting = new ArrayDeque<>();
@@ -136,7 +143,13 @@ final class RemoteInputGate implements InputGate {
     public @Nullable Buffer poll() throws PartitionLostException {
         throwIfFailed(failureSeen());
         RemoteBuffer next = taken.poll();
-        return next != null ? next : takeQueued();
+        if (next == null) {
+            next = takeQueued();
+        }
+        if (next != null) {
+            takenBytes -= next.data().remaining();
+        }
+        return next;
     }
 
     private synchronized @Nullable RemoteBuffer takeQueued() throws PartitionLostException {
@@ -150,7 +163,14 @@ final class RemoteInputGate implements InputGate {
         ArrayDeque<RemoteBuffer> queued = queue;
         queue = taken;
         taken = queued;
+        takenBytes = queueBytes;
+        queueBytes = 0;
         return taken.poll();
+    }
+
+    @Override
+    public synchronized long bytesReady() {
+        return takenBytes + queueBytes;
     }
 
     @SuppressWarnings("GuardedBy") // a volatile read: a failure is never cleared once set
@@ -205,6 +225,8 @@ final class RemoteInputGate implements InputGate {
             drop.addAll(taken);
             queue.clear();
             taken.clear();
+            queueBytes = 0;
+            takenBytes = 0;
             wanting.clear();
             availability.complete(null);
             for (Stream stream : streams) {
@@ -270,6 +292,7 @@ final class RemoteInputGate implements InputGate {
             page.slices++;
             payload.getBytes(payload.readerIndex(), slice.duplicate());
             queue.add(new RemoteBuffer(this, stream.channels[channel], page, slice));
+            queueBytes += length;
             stream.backlog = backlog;
             wantLocked(stream);
             availability.complete(null);
@@ -520,8 +543,13 @@ final class RemoteInputGate implements InputGate {
             this.secret = secret;
         }
 
+        /**
+         * Whether the stream needs another page of credit: it holds fewer unused pages than the
+         * pages of data its server said wait beyond its current page. Never more: a page granted
+         * where no data waits would idle while another stream of the gate starves for it.
+         */
         boolean wants() {
-            return !ended && backlog > 0 && credit.size() < MAX_CREDIT;
+            return !ended && credit.size() < Math.min(backlog, MAX_CREDIT);
         }
 
         void dropCreditLocked() {

@@ -367,7 +367,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     private void pump(ChannelHandlerContext ctx, ServedStream stream) {
         InputGate gate = stream.gate;
         boolean wrote = false;
-        int backlog = 0; // read once a pump: asking the gate takes its pool's lock
         while (gate != null && !stream.closed && ctx.channel().isWritable()) {
             Outgoing out = stream.current;
             if (out == null) {
@@ -385,7 +384,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                         server.counters().backlogs.increment();
                         ctx.write(
                                 Wire.twoIntFrame(
-                                        ctx.alloc(), Wire.BACKLOG, stream.id, backlog(gate)));
+                                        ctx.alloc(),
+                                        Wire.BACKLOG,
+                                        stream.id,
+                                        backlog(stream, gate)));
                         wrote = true;
                     }
                     break;
@@ -393,10 +395,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 stream.credit--;
                 stream.room = stream.pageSize;
             }
-            if (backlog == 0) {
-                backlog = backlog(gate);
-            }
-            sendPiece(ctx, stream, out, backlog);
+            sendPiece(ctx, stream, out, gate);
             wrote = true;
         }
         if (wrote) {
@@ -448,7 +447,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
      * the gate's page without a copy; the buffer is recycled once its last piece is written.
      */
     private void sendPiece(
-            ChannelHandlerContext ctx, ServedStream stream, Outgoing out, int backlog) {
+            ChannelHandlerContext ctx, ServedStream stream, Outgoing out, InputGate gate) {
         int piece = Math.min(out.remaining(), stream.room);
         stream.room -= piece;
         ByteBuffer bytes = out.data.slice(out.data.position() + out.offset, piece);
@@ -457,6 +456,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (out.remaining() == 0) {
             stream.current = null;
         }
+        int backlog = backlog(stream, gate);
         ctx.write(Wire.dataHeader(ctx.alloc(), stream.id, out.buffer.channel(), backlog, piece));
         ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> out.pieceWritten());
         server.counters().bytesSent.add(piece);
@@ -464,9 +464,15 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         server.counters().messages.increment();
     }
 
-    /** Pages of data waiting at the stream's gate, at least one (it has some). */
-    private static int backlog(InputGate gate) {
-        return Math.max(1, gate.pagesInUse());
+    /**
+     * The stream's backlog, exact ({@link Wire}): the pages its waiting data — the rest of the
+     * buffer going out and what its gate holds ready — fills beyond the reader's current page. A
+     * buffer the gate's IO thread publishes after this is announced when credit runs out.
+     */
+    private static int backlog(ServedStream stream, InputGate gate) {
+        Outgoing out = stream.current;
+        long waiting = (out == null ? 0 : out.remaining()) + gate.bytesReady() - stream.room;
+        return waiting <= 0 ? 0 : (int) ((waiting + stream.pageSize - 1) / stream.pageSize);
     }
 
     private void awaitData(ChannelHandlerContext ctx, ServedStream stream, InputGate gate) {

@@ -26,6 +26,10 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>{@link #PING}</td><td>either</td><td>none (a heartbeat)</td></tr>
  * </table>
  *
+ * <p>A backlog is exact: the pages the stream's data waiting at the server fills beyond the
+ * reader's current page (after this piece, for DATA), by the packing rule both sides follow; the
+ * reader grants no more credit than that.
+ *
  * <p>No body is longer than {@link #maxBody(byte, int)} for the receiver's page size: a peer cannot
  * make a receiver buffer more than a page and a header for one frame. Stateless.
  */

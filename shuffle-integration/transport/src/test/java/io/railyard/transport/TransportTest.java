@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.shuffle.PartitionLostException;
+import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.PartitionId;
@@ -11,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** Partitions read over TCP: exact records, credit, and each typed failure. */
 class TransportTest {
+    private static final int PAGE = TwoWorkers.OPTIONS.pageSizeBytes();
+
     @TempDir Path dir;
 
     @ParameterizedTest
@@ -69,6 +73,49 @@ class TransportTest {
                 assertThat(TwoWorkers.drain(gate).get(0))
                         .containsExactlyElementsOf(TwoWorkers.records(0, 0, 5_000));
             }
+        }
+    }
+
+    /**
+     * Credit goes only where data waits: a stream whose producer paused after a page must not hold
+     * the gate's pages as credit while another stream has data queued (the gate would starve it for
+     * good; with a pipelined producer that waits for this very consumer, the job deadlocks).
+     */
+    @Test
+    void aPausedStream_holdsNoCreditThatABusyStreamNeeds() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir);
+                DataServer second = DataServer.start(TransportOptions.DEFAULT, PAGE)) {
+            second.serve(TwoWorkers.JOB, rig.secret, rig.registry, rig.producer);
+            PartitionId paused = new PartitionId(0, 0);
+            HybridPartitionWriter pausing =
+                    (HybridPartitionWriter)
+                            rig.producer.createPartition(paused, 1, PartitionKind.HYBRID_SELECTIVE);
+            List<byte[]> first = TwoWorkers.records(0, 0, 20);
+            for (byte[] record : first) {
+                pausing.emit(ByteBuffer.wrap(record), 0);
+            }
+            pausing.flush(); // readable now; the producer then pauses
+            rig.registry.register(paused, pausing.readablePartition().orElseThrow(), () -> false);
+            rig.write(PartitionKind.SORT, 1, 1, 5_000); // many times the gate's pages
+            PartitionId busy = new PartitionId(1, 0);
+            try (InputGate gate =
+                    rig.client.openGate(
+                            "c",
+                            List.of(rig.server.address(), second.address()),
+                            List.of(paused, busy),
+                            0,
+                            TwoWorkers.JOB,
+                            rig.secret)) {
+                List<List<byte[]>> read =
+                        TwoWorkers.drainUntil(gate, got -> got.get(1).size() == 5_000);
+                assertThat(read.get(1))
+                        .as("the busy stream, read in full while the other one pauses")
+                        .containsExactlyElementsOf(TwoWorkers.records(1, 0, 5_000));
+                assertThat(read.get(0)).containsExactlyElementsOf(first);
+                pausing.finish();
+                assertThat(TwoWorkers.drain(gate).get(0)).isEmpty();
+            }
+            assertThat(rig.readerPages()).isZero();
         }
     }
 

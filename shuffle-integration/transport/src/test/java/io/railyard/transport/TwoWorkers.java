@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * A test rig: a producing worker (shuffle layer, registry, data server) and a reading worker
@@ -101,13 +102,24 @@ final class TwoWorkers implements AutoCloseable {
 
     /** Every record of every channel of {@code gate}, until it finishes (at most 60 s). */
     static List<List<byte[]>> drain(InputGate gate) throws Exception {
+        return drainUntil(gate, read -> false);
+    }
+
+    /**
+     * The records of every channel of {@code gate} until it finishes or {@code enough} holds of
+     * what was read (checked after each buffer).
+     *
+     * @throws java.util.concurrent.TimeoutException after 60 s without either
+     */
+    static List<List<byte[]>> drainUntil(InputGate gate, Predicate<List<List<byte[]>>> enough)
+            throws Exception {
         List<List<byte[]>> out = new ArrayList<>();
         for (int c = 0; c < gate.numChannels(); c++) {
             out.add(new ArrayList<>());
         }
         RecordDecoder decoder = new RecordDecoder(gate.numChannels());
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!gate.isFinished()) {
+        while (!gate.isFinished() && !enough.test(out)) {
             InputGate.Buffer buffer = gate.poll();
             if (buffer == null) {
                 gate.availability()

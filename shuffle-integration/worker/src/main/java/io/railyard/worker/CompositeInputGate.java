@@ -90,6 +90,15 @@ final class CompositeInputGate implements InputGate {
         return pages;
     }
 
+    @Override
+    public long bytesReady() {
+        long bytes = 0;
+        for (InputGate part : parts) {
+            bytes += part.bytesReady();
+        }
+        return bytes;
+    }
+
     /** Closes every part (each after the one before, even if one throws). */
     @Override
     public void close() {

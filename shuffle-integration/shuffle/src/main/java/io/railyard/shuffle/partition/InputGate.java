@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * pool. Both hold at most their guaranteed pages, and both fail with {@link PartitionLostException}
  * naming the partition that was lost, released, corrupt or whose worker cannot be reached.
  *
- * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
- * #close()} are called by the consumer's thread; buffers may be recycled from any thread.
+ * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()}, {@link
+ * #bytesReady()} and {@link #close()} are called by the consumer's thread; buffers may be recycled
+ * from any thread.
  */
 public interface InputGate extends AutoCloseable {
     /** The gate's name (its owner name in the buffer pool). */
@@ -44,6 +45,12 @@ public interface InputGate extends AutoCloseable {
 
     /** Pages this gate holds (queued, polled but not recycled, and granted as credit). */
     int pagesInUse();
+
+    /**
+     * Bytes in the buffers {@link #poll()} would return now without waiting: a lower bound on what
+     * the gate holds for its consumer while data arrives. O(1).
+     */
+    long bytesReady();
 
     /**
      * Stops reading: queued buffers are recycled; buffers the consumer still holds are recycled by

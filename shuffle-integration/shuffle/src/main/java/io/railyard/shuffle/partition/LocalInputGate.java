@@ -98,8 +98,12 @@ final class LocalInputGate implements InputGate {
     @GuardedBy("this")
     private ArrayDeque<LocalBuffer> queue = new ArrayDeque<>();
 
+    @GuardedBy("this")
+    private long queueBytes;
+
     // Confined to the consumer: buffers taken from the queue in one lock, returned one by one.
     private ArrayDeque<LocalBuffer> taken = new ArrayDeque<>();
+    private long takenBytes;
     // Confined to the IO thread: what it decoded for this gate this round, and the channels that
     // ended; published together by publish(), with one lock and at most one wake-up.
     private final ArrayList<LocalBuffer> decoded = new ArrayList<>();
@@ -196,7 +200,13 @@ final class LocalInputGate implements InputGate {
     public @Nullable LocalBuffer poll() throws PartitionLostException {
         throwIfFailed(failureSeen());
         LocalBuffer next = taken.poll();
-        return next != null ? next : takePublished();
+        if (next == null) {
+            next = takePublished();
+        }
+        if (next != null) {
+            takenBytes -= next.data().remaining();
+        }
+        return next;
     }
 
     private synchronized @Nullable LocalBuffer takePublished() throws PartitionLostException {
@@ -210,7 +220,17 @@ final class LocalInputGate implements InputGate {
         ArrayDeque<LocalBuffer> published = queue;
         queue = taken;
         taken = published;
+        takenBytes = queueBytes;
+        queueBytes = 0;
         return taken.poll();
+    }
+
+    /** Bytes of the buffers {@link #poll()} returns without waiting. O(1). */
+    @Override
+    public long bytesReady() {
+        synchronized (this) {
+            return takenBytes + queueBytes;
+        }
     }
 
     /** A future completed when {@link #poll()} may return a buffer, the gate ends, or fails. */
@@ -252,6 +272,8 @@ final class LocalInputGate implements InputGate {
             drop.addAll(taken);
             queue.clear();
             taken.clear();
+            queueBytes = 0;
+            takenBytes = 0;
             wanting.clear();
             availability.complete(null);
         }
@@ -482,7 +504,9 @@ final class LocalInputGate implements InputGate {
             drop = closed;
             if (!drop) {
                 for (int i = 0; i < decoded.size(); i++) {
-                    queue.add(decoded.get(i));
+                    LocalBuffer buffer = decoded.get(i);
+                    queue.add(buffer);
+                    queueBytes += buffer.data().remaining();
                 }
             }
             finishedChannels += channelsEnded;
