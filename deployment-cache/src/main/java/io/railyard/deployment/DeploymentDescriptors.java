@@ -61,6 +61,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     static final int MAX_STEP_UNITS = 256;
 
     private final JobId job;
+    private final JobSecret secret;
     private final ExecutionTopology topology;
     private final JobGraph graph;
     private final ShuffleDescriptorSource source;
@@ -72,14 +73,32 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private long encodedBytes;
     private long rawBytes;
 
-    /** A cache for {@code job}; nothing is encoded before the first descriptor. O(groups). */
+    /**
+     * A cache for {@code job}, whose descriptors carry a secret drawn now ({@link
+     * JobSecret#random()}); nothing is encoded before the first descriptor. O(groups).
+     */
     public DeploymentDescriptors(
             JobId job,
             ExecutionTopology topology,
             ShuffleDescriptorSource source,
             BlobStore blobs,
             OffloadOptions options) {
+        this(job, JobSecret.random(), topology, source, blobs, options);
+    }
+
+    /**
+     * A cache for {@code job} whose descriptors carry {@code secret}; nothing is encoded before the
+     * first descriptor. O(groups).
+     */
+    public DeploymentDescriptors(
+            JobId job,
+            JobSecret secret,
+            ExecutionTopology topology,
+            ShuffleDescriptorSource source,
+            BlobStore blobs,
+            OffloadOptions options) {
         this.job = job;
+        this.secret = secret;
         this.topology = topology;
         this.graph = topology.jobGraph();
         this.source = source;
@@ -122,7 +141,12 @@ public final class DeploymentDescriptors implements AutoCloseable {
                             graph.resultType(d)));
         }
         return new TaskDeploymentDescriptor(
-                job, task, v, subtask, attempt, produced.build(), inputs);
+                job, secret, task, v, subtask, attempt, produced.build(), inputs);
+    }
+
+    /** The job's secret, which every descriptor of this cache carries. */
+    public JobSecret secret() {
+        return secret;
     }
 
     /**

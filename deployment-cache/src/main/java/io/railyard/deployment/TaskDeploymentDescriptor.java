@@ -6,21 +6,25 @@ import com.google.common.collect.ImmutableList;
 import io.railyard.topology.ResultPartitionType;
 
 /**
- * Everything a worker needs to run one task attempt: job and task identity, attempt number, the
- * partitions it produces, and per consumed partition group its shuffle descriptors inline or as a
- * blob key. Built by {@link DeploymentDescriptors}; shipped as {@link #encode()} bytes. Immutable.
+ * Everything a worker needs to run one task attempt: job and task identity, the job's secret (its
+ * readers' proof to other workers' data servers), attempt number, the partitions it produces, and
+ * per consumed partition group its shuffle descriptors inline or as a blob key. Built by {@link
+ * DeploymentDescriptors}; shipped as {@link #encode()} bytes. Immutable.
  *
- * <h2>Format (version 2)</h2>
+ * <h2>Format (version 3)</h2>
  *
- * Inside an envelope (magic {@code "RT"}, version, codec, CRC32C): the job id (16 bytes), varints
- * {@code task, vertex, subtask, attempt}, the produced partitions ({@code count}, then per
- * partition varints {@code partition, dataSet, numSubpartitions} and a type byte) and the inputs
- * ({@code count}, then per input varints {@code group, firstSubpartition, numSubpartitions}, a kind
- * byte, and either a varint length with the encoded group or the blob key's 32 raw bytes). Version
- * 1 had no subpartitions per input; a reader knows one version and rejects the others by name. Not
+ * Inside an envelope (magic {@code "RT"}, version, codec, CRC32C): the job id (16 bytes), the job's
+ * secret ({@value JobSecret#BYTES} bytes), varints {@code task, vertex, subtask, attempt}, the
+ * produced partitions ({@code count}, then per partition varints {@code partition, dataSet,
+ * numSubpartitions} and a type byte) and the inputs ({@code count}, then per input varints {@code
+ * group, firstSubpartition, numSubpartitions}, a kind byte, and either a varint length with the
+ * encoded group or the blob key's 32 raw bytes). Version 1 had no subpartitions per input, version
+ * 2 no secret; a reader knows one version and rejects the others by name. The descriptor is as
+ * secret as the job's data: a worker keeps it to itself ({@link #toString()} hides the secret). Not
  * compressed: inline groups are compressed already and the rest is a few dozen bytes.
  *
  * @param job the job
+ * @param secret the job's secret
  * @param task the task id
  * @param vertex the task's job vertex
  * @param subtask the task's subtask index
@@ -30,6 +34,7 @@ import io.railyard.topology.ResultPartitionType;
  */
 public record TaskDeploymentDescriptor(
         JobId job,
+        JobSecret secret,
         int task,
         int vertex,
         int subtask,
@@ -37,7 +42,7 @@ public record TaskDeploymentDescriptor(
         ImmutableList<ProducedPartition> produced,
         ImmutableList<InputDescriptor> inputs) {
     static final int MAGIC = 0x5254; // "RT"
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     private static final int INLINE = 0;
     private static final int BLOB = 1;
 
@@ -63,6 +68,8 @@ public record TaskDeploymentDescriptor(
         ByteWriter out = new ByteWriter(64);
         out.writeLong(job.high());
         out.writeLong(job.low());
+        byte[] key = secret.bytes();
+        out.writeBytes(key, 0, key.length);
         out.writeVarint(task);
         out.writeVarint(vertex);
         out.writeVarint(subtask);
@@ -102,6 +109,7 @@ public record TaskDeploymentDescriptor(
         ByteReader in =
                 Envelope.open(bytes, MAGIC, VERSION, "task deployment descriptor", bytes.length);
         JobId job = new JobId(in.readLong("job id"), in.readLong("job id"));
+        JobSecret secret = JobSecret.of(in.readBytes(JobSecret.BYTES, "job secret"));
         int task = in.readVarint("task", Integer.MAX_VALUE);
         int vertex = in.readVarint("vertex", Integer.MAX_VALUE);
         int subtask = in.readVarint("subtask", Integer.MAX_VALUE);
@@ -130,7 +138,7 @@ public record TaskDeploymentDescriptor(
         }
         in.expectEnd("task deployment descriptor");
         return new TaskDeploymentDescriptor(
-                job, task, vertex, subtask, attempt, produced.build(), inputs.build());
+                job, secret, task, vertex, subtask, attempt, produced.build(), inputs.build());
     }
 
     private static int codeOf(ResultPartitionType type) {

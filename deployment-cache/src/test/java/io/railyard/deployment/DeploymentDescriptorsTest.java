@@ -186,6 +186,35 @@ class DeploymentDescriptorsTest {
         assertThat(blobs.gets()).isEqualTo(1);
     }
 
+    /** The job's secret reaches every worker inside its descriptors, and nowhere in their text. */
+    @Test
+    void everyDescriptor_carriesTheJobsSecret_andHidesIt() throws IOException {
+        ExecutionTopology topology = twoVertices(4, ResultPartitionType.BLOCKING);
+        JobSecret secret = JobSecret.random();
+        DeploymentDescriptors descriptors =
+                new DeploymentDescriptors(
+                        JOB,
+                        secret,
+                        topology,
+                        new StaticShuffleDescriptors(topology.jobGraph(), 2),
+                        new InMemoryBlobStore(),
+                        OffloadOptions.DEFAULT);
+        for (int task = 0; task < 8; task++) {
+            TaskDeploymentDescriptor shipped =
+                    TaskDeploymentDescriptor.decode(descriptors.create(task, 0).encode());
+            assertThat(shipped.secret()).as("task %s", task).isEqualTo(secret);
+            assertThat(shipped.secret().bytes()).isEqualTo(secret.bytes());
+        }
+        String hex = java.util.HexFormat.of().formatHex(secret.bytes());
+        assertThat(descriptors.create(5, 0).toString()).doesNotContain(hex).contains("hidden");
+        assertThat(descriptors.secret()).isEqualTo(secret);
+        assertThat(
+                        descriptors(topology, 2, new InMemoryBlobStore(), OffloadOptions.DEFAULT)
+                                .secret())
+                .as("another job draws its own")
+                .isNotEqualTo(secret);
+    }
+
     @Test
     void producedPartitions_listSubpartitionsAndType() throws IOException {
         ExecutionTopology topology = twoVertices(7, ResultPartitionType.HYBRID_FULL);

@@ -29,6 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class DeploymentSlicesGroupTest {
     private static final JobId JOB = new JobId(0x5118, 0x18);
+    // One secret for every cache of a test: descriptors of two caches are compared byte for byte.
+    private static final JobSecret SECRET = JobSecret.of(new byte[JobSecret.BYTES]);
 
     private static JobGraph allToAll(int sources, int sinks) {
         return JobGraph.builder()
@@ -98,7 +100,7 @@ class DeploymentSlicesGroupTest {
         Deployment(JobGraph graph, OffloadOptions options) {
             ExecutionTopology topology = ExecutionTopology.of(graph);
             shuffle = StaticShuffleDescriptors.randomPlacement(graph, 300, 18L);
-            descriptors = new DeploymentDescriptors(JOB, topology, shuffle, blobs, options);
+            descriptors = new DeploymentDescriptors(JOB, SECRET, topology, shuffle, blobs, options);
         }
 
         /** One loop of create over [from, to): the oracle. */
@@ -293,7 +295,12 @@ class DeploymentSlicesGroupTest {
         int maxTasks = 10;
         try (DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
-                        JOB, topology, source, new InMemoryBlobStore(), options(true, true))) {
+                        JOB,
+                        SECRET,
+                        topology,
+                        source,
+                        new InMemoryBlobStore(),
+                        options(true, true))) {
             DeploymentSlices slices =
                     DeploymentSlices.over(
                             descriptors,
@@ -343,6 +350,7 @@ class DeploymentSlicesGroupTest {
         try (DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
                         JOB,
+                        SECRET,
                         ExecutionTopology.of(graph),
                         source,
                         new InMemoryBlobStore(),
@@ -383,12 +391,13 @@ class DeploymentSlicesGroupTest {
                 new CountingSource(StaticShuffleDescriptors.randomPlacement(graph, 300, 18L));
         List<byte[]> expected;
         try (DeploymentDescriptors oracle =
-                new DeploymentDescriptors(JOB, topology, source, new InMemoryBlobStore(), always)) {
+                new DeploymentDescriptors(
+                        JOB, SECRET, topology, source, new InMemoryBlobStore(), always)) {
             expected = List.of(oracle.create(300, 0).encode(), oracle.create(301, 0).encode());
         }
         source.reads = 0;
         try (DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(JOB, topology, source, store, always)) {
+                new DeploymentDescriptors(JOB, SECRET, topology, source, store, always)) {
             DeploymentSlices slices =
                     DeploymentSlices.over(
                             descriptors, 300, 302, t -> 0, SliceBudget.ofTasks(1_000));
@@ -441,6 +450,7 @@ class DeploymentSlicesGroupTest {
         try (DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
                         JOB,
+                        SECRET,
                         ExecutionTopology.of(graph),
                         source,
                         new InMemoryBlobStore(),

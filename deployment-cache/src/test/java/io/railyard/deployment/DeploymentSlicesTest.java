@@ -22,6 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Deploying in slices: same tasks, same bytes as one loop; bounded slices; interleaving. */
 class DeploymentSlicesTest {
     private static final JobId JOB = new JobId(0x1234, 0x5678);
+    // One secret for every cache of a test: descriptors of two caches are compared byte for byte.
+    private static final JobSecret SECRET = JobSecret.of(new byte[JobSecret.BYTES]);
 
     private static ExecutionTopology allToAll(int parallelism) {
         return ExecutionTopology.of(
@@ -35,6 +37,7 @@ class DeploymentSlicesTest {
     private static DeploymentDescriptors descriptors(ExecutionTopology topology) {
         return new DeploymentDescriptors(
                 JOB,
+                SECRET,
                 topology,
                 StaticShuffleDescriptors.randomPlacement(topology.jobGraph(), 37, 7L),
                 new InMemoryBlobStore(),
@@ -150,7 +153,12 @@ class DeploymentSlicesTest {
         List<String> log = new ArrayList<>();
         try (DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
-                        JOB, topology, shuffle, new InMemoryBlobStore(), OffloadOptions.NEVER)) {
+                        JOB,
+                        SECRET,
+                        topology,
+                        shuffle,
+                        new InMemoryBlobStore(),
+                        OffloadOptions.NEVER)) {
             DeploymentSlices slices =
                     DeploymentSlices.over(descriptors, 0, 80, t -> 0, SliceBudget.ofTasks(20));
             List<TaskDeploymentDescriptor> sinks = new ArrayList<>();

@@ -42,12 +42,17 @@ class InputDescriptorTest {
                 .hasToString("InputDescriptor{group=3, subpartitions [0, 1), blob " + KEY + "}");
     }
 
-    /** Format version 2, written out by hand: the sealed shapes did not change a byte. */
+    /** Format version 3, written out by hand: the job id, the secret, then as version 2. */
     @Test
-    void encode_writesVersionTwo_inlineLengthAndBytes_orTheKeysRawBytes() {
+    void encode_writesVersionThree_secretThenInlineLengthAndBytes_orTheKeysRawBytes() {
+        byte[] secret = new byte[JobSecret.BYTES];
+        for (int i = 0; i < secret.length; i++) {
+            secret[i] = (byte) (100 + i);
+        }
         TaskDeploymentDescriptor descriptor =
                 new TaskDeploymentDescriptor(
                         new JobId(1, 2),
+                        JobSecret.of(secret),
                         3,
                         1,
                         0,
@@ -58,6 +63,7 @@ class InputDescriptorTest {
                                 InputDescriptor.offloaded(1, 0, 3, KEY)));
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
         payload.writeBytes(ByteBuffer.allocate(16).putLong(1).putLong(2).array());
+        payload.writeBytes(secret);
         payload.writeBytes(new byte[] {3, 1, 0, 4, 0, 2}); // task .. attempt, 0 produced, 2 inputs
         payload.writeBytes(new byte[] {0, 2, 1, 0, 3, 5, 6, 7}); // group, range, INLINE, bytes
         payload.writeBytes(new byte[] {1, 0, 3, 1}); // group, range, BLOB
@@ -70,7 +76,7 @@ class InputDescriptorTest {
                         payload.size(),
                         false);
 
-        assertThat(TaskDeploymentDescriptor.VERSION).isEqualTo(2);
+        assertThat(TaskDeploymentDescriptor.VERSION).isEqualTo(3);
         assertThat(descriptor.encode()).isEqualTo(expected);
         assertThat(TaskDeploymentDescriptor.decode(expected)).isEqualTo(descriptor);
     }

@@ -119,8 +119,10 @@ class SubpartitionRangeTest {
         assertThat(firstSubpartitions(descriptors, graph.firstTask(3), 3)).containsExactly(0, 1, 2);
     }
 
-    @Test
-    void aVersionOneDescriptor_isRejectedNamingTheVersion() throws IOException {
+    /** Version 1 had no subpartitions per input, version 2 no secret: both are named, not read. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void anOlderDescriptor_isRejectedNamingTheVersion(int version) throws IOException {
         JobGraph graph =
                 JobGraph.builder()
                         .addVertex("a", 2)
@@ -134,14 +136,17 @@ class SubpartitionRangeTest {
         DeploymentDescriptors descriptors = descriptors(graph, 2);
         byte[] current = descriptors.create(3, 0).encode();
         byte[] payload = Arrays.copyOfRange(current, 4, current.length - 4);
-        byte[] versionOne =
-                Envelope.seal(TaskDeploymentDescriptor.MAGIC, 1, payload, payload.length, false);
+        byte[] older =
+                Envelope.seal(
+                        TaskDeploymentDescriptor.MAGIC, version, payload, payload.length, false);
 
-        assertThatThrownBy(() -> TaskDeploymentDescriptor.decode(versionOne))
+        assertThatThrownBy(() -> TaskDeploymentDescriptor.decode(older))
                 .isInstanceOf(CorruptDescriptorException.class)
                 .hasMessage(
                         "corrupt descriptor at byte 2, field version: unknown task deployment"
-                                + " descriptor version 1, this reader knows 2");
+                                + " descriptor version "
+                                + version
+                                + ", this reader knows 3");
     }
 
     @Test

@@ -1,8 +1,11 @@
 package io.railyard.benchmarks.cli;
 
 import io.railyard.topology.JobGraph;
+import io.railyard.transport.TransportTls;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -56,6 +59,39 @@ final class OptionChecks {
             default ->
                     throw usage(spec, option + " must be in-process or tcp, was '" + value + "'");
         };
+    }
+
+    /** The environment variable holding the password of {@code --tls-keystore}. */
+    static final String TLS_PASSWORD_VARIABLE = "RAILYARD_TLS_PASSWORD";
+
+    /**
+     * TLS from the key store {@code keyStore} (its password in {@link #TLS_PASSWORD_VARIABLE}), or
+     * null without one.
+     *
+     * @throws ParameterException in one line: TLS without {@code tcp}, no password, or a key store
+     *     that cannot be used (naming the file and why)
+     */
+    static @Nullable TransportTls tls(CommandSpec spec, @Nullable Path keyStore, boolean tcp) {
+        if (keyStore == null) {
+            return null;
+        }
+        if (!tcp) {
+            throw usage(spec, "--tls-keystore needs --transport tcp");
+        }
+        String password = System.getenv(TLS_PASSWORD_VARIABLE);
+        if (password == null) {
+            throw usage(
+                    spec,
+                    "--tls-keystore "
+                            + keyStore
+                            + ": set the key store's password in the environment variable "
+                            + TLS_PASSWORD_VARIABLE);
+        }
+        try {
+            return TransportTls.fromKeyStore(keyStore, password.toCharArray());
+        } catch (IllegalArgumentException e) {
+            throw usage(spec, "--tls-keystore: " + e.getMessage());
+        }
     }
 
     /** A usage error of the command {@code spec} with {@code message}. */

@@ -12,6 +12,7 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.transport.TransportOptions;
+import io.railyard.transport.TransportTls;
 import io.railyard.worker.Tally;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -174,6 +175,15 @@ final class RunCommand implements Callable<Integer> {
     private String bindAddress = "127.0.0.1";
 
     @Option(
+            names = "--tls-keystore",
+            paramLabel = "FILE",
+            description =
+                    "with --transport tcp: every connection over mutual TLS with the key pair and"
+                            + " trusted certificates of this PKCS#12 key store, its password in the"
+                            + " environment variable RAILYARD_TLS_PASSWORD (default: plain TCP)")
+    private @Nullable Path tlsKeyStore;
+
+    @Option(
             names = "--progress",
             paramLabel = "auto|always|never",
             description =
@@ -194,10 +204,10 @@ final class RunCommand implements Callable<Integer> {
             throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
         }
         PartitionKind blocking = blocking(shuffle);
+        boolean tcp = OptionChecks.transport(spec, "--transport", transport);
+        TransportTls tls = OptionChecks.tls(spec, tlsKeyStore, tcp);
         TransportOptions network =
-                OptionChecks.transport(spec, "--transport", transport)
-                        ? TransportOptions.DEFAULT.withAddress(bindAddress, 0)
-                        : null;
+                tcp ? TransportOptions.DEFAULT.withAddress(bindAddress, 0).withTls(tls) : null;
         boolean showProgress = showProgress(progress);
         ShuffleChecks.checkDirectory(spec, "--dir", directory);
         OutputFile json = output.check(spec);
@@ -218,8 +228,9 @@ final class RunCommand implements Callable<Integer> {
         if (network != null) {
             out.printf(
                     Locale.ROOT,
-                    "transport: tcp on %s, %s sent by the workers' data servers (%.0f%% without a"
+                    "transport: %s on %s, %s sent by the workers' data servers (%.0f%% without a"
                             + " copy)%n",
+                    network.tls() == null ? "tcp" : "tcp with TLS",
                     bindAddress,
                     ProgressBar.bytes(networkBytes[0]),
                     networkBytes[0] == 0 ? 0.0 : 100.0 * networkBytes[1] / networkBytes[0]);
@@ -227,7 +238,9 @@ final class RunCommand implements Callable<Integer> {
         }
         if (json != null) {
             ObjectNode document = document(result, expected, generated, slotsTotal);
-            document.put("transport", network == null ? "in-process" : "tcp");
+            document.put(
+                    "transport",
+                    network == null ? "in-process" : network.tls() == null ? "tcp" : "tcp+tls");
             document.put("network_bytes_sent", networkBytes[0]);
             json.writeJson(document, out);
         }

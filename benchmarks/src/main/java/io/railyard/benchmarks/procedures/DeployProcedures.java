@@ -249,6 +249,7 @@ public final class DeployProcedures {
                 byte[] bytes =
                         new TaskDeploymentDescriptor(
                                         old.job(),
+                                        old.secret(),
                                         task,
                                         old.vertex(),
                                         old.subtask(),

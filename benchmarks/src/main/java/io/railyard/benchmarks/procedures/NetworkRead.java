@@ -2,12 +2,13 @@ package io.railyard.benchmarks.procedures;
 
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Settings;
 import io.railyard.benchmarks.procedures.ShuffleThroughput.Throughput;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.partition.BlockingPartition;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import io.railyard.transport.DataServer;
-import io.railyard.transport.JobSecret;
 import io.railyard.transport.TransportClient;
 import io.railyard.transport.TransportOptions;
 import io.railyard.worker.PartitionRegistry;
@@ -28,7 +29,7 @@ import java.util.concurrent.Future;
  * one's end, and checked against what the producers wrote. Stateless.
  */
 final class NetworkRead {
-    private static final long JOB = 1;
+    private static final JobId JOB = new JobId(1, 1);
 
     private NetworkRead() {}
 

@@ -3,6 +3,8 @@ package io.railyard.benchmarks.procedures;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.ShuffleDirectory;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.format.RecordDecoder;
@@ -13,7 +15,6 @@ import io.railyard.shuffle.partition.ResultPartitionWriter;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import io.railyard.transport.DataServer;
-import io.railyard.transport.JobSecret;
 import io.railyard.transport.TransportClient;
 import io.railyard.transport.TransportOptions;
 import io.railyard.worker.PartitionRegistry;
@@ -86,7 +87,7 @@ public final class NetworkThroughput implements AutoCloseable {
     /** Bytes per record: one long. */
     public static final int RECORD_BYTES = Long.BYTES;
 
-    private static final long JOB = 1;
+    private static final JobId JOB = new JobId(1, 1);
     private static final long END_OF_ROUND = -1;
     private static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(60);
 

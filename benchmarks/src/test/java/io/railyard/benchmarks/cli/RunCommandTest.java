@@ -143,6 +143,16 @@ class RunCommandTest {
                         "203.0.113.7"
                     },
                     {"--job", dir.resolve("nope.json").toString()},
+                    {"--job", job.toString(), "--tls-keystore", job.toString()}, // no tcp
+                    // tcp with a key store that is not one (or no password in the environment)
+                    {
+                        "--job",
+                        job.toString(),
+                        "--transport",
+                        "tcp",
+                        "--tls-keystore",
+                        job.toString()
+                    },
                 }) {
             CliRun bad = run(args);
             assertThat(bad.exit()).as(String.join(" ", args)).isEqualTo(2);

@@ -2,6 +2,8 @@ package io.railyard.local;
 
 import com.google.common.collect.ImmutableMap;
 import io.railyard.deployment.InMemoryBlobStore;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.WorkerTable;
@@ -11,22 +13,23 @@ import io.railyard.failover.RestartSet;
 import io.railyard.jobmaster.JobMaster;
 import io.railyard.jobmaster.WorkerGateway;
 import io.railyard.shuffle.PartitionLostException;
+import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.AttemptId;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
-import io.railyard.transport.JobSecret;
-import io.railyard.worker.NetworkReader;
 import io.railyard.worker.PartitionLocator;
 import io.railyard.worker.PartitionRegistry;
 import io.railyard.worker.ShuffleEnvironment;
+import io.railyard.worker.ShuffleNetwork;
 import io.railyard.worker.Tally;
 import io.railyard.worker.TaskCode;
 import io.railyard.worker.TaskListener;
 import io.railyard.worker.Worker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +54,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class JobRun implements TaskListener {
     private static final AtomicLong NEXT_JOB = new AtomicLong();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final JobGraph graph;
     private final List<Worker> workers;
@@ -60,9 +64,9 @@ final class JobRun implements TaskListener {
     private final AtomicLong tasksDeployed = new AtomicLong();
     private final long startNanos = System.nanoTime();
     private final List<LocalEngine.Host> hosts;
-    // With a transport: the job's id on the data servers and the secret its readers prove.
-    private final long jobId = NEXT_JOB.incrementAndGet();
-    private final JobSecret secret = JobSecret.random();
+    // The job's id: the JobMaster's, and its data servers' with a transport (the secret its
+    // readers prove is the JobMaster's too, and reaches the workers in the descriptors only).
+    private final JobId jobId = new JobId(NEXT_JOB.incrementAndGet(), RANDOM.nextLong());
     private @Nullable JobMaster master; // main thread
     private final boolean[] finished; // main thread
     private final @Nullable Tally[] committed; // main thread
@@ -111,7 +115,7 @@ final class JobRun implements TaskListener {
                             blocking,
                             blobs,
                             peers,
-                            network == null ? null : networkReader(network));
+                            network == null ? null : network(network));
             made.add(new Worker(environment, host.slots(), code, this));
             locations.add(
                     network == null
@@ -119,13 +123,11 @@ final class JobRun implements TaskListener {
                             : address(network.current().address()));
         }
         this.workers = List.copyOf(made);
-        for (Worker worker : workers) {
-            serve(worker.index());
-        }
         onMain(
                 () -> {
                     JobMaster created =
                             JobMaster.builder(graph, new WorkerTable(locations), new LocalGateway())
+                                    .jobId(jobId)
                                     .restartPolicy(policy)
                                     .blobs(blobs, offload)
                                     .deployInSlices(SliceBudget.DEFAULT, step -> onMain(step::run))
@@ -266,8 +268,7 @@ final class JobRun implements TaskListener {
         HostTransport network = hosts.get(worker).transport();
         if (network != null) {
             network.restart(); // its sockets close for real; it comes back on a new port
-            serve(worker);
-        }
+        } // and serves this job again when a task of it is deployed there
         for (PartitionId lost : released) {
             jobMaster().onPartitionLost(lost);
         }
@@ -275,32 +276,38 @@ final class JobRun implements TaskListener {
 
     // ---- the transport (with --transport tcp) ----
 
-    /** Worker {@code worker}'s data server serves this job's partitions it holds. Any thread. */
-    private void serve(int worker) {
-        HostTransport network = hosts.get(worker).transport();
-        if (network != null) {
-            network.current().serve(jobId, secret, workers.get(worker).environment().partitions());
-        }
-    }
-
     /**
-     * How the worker of {@code network} reads this job's partitions: through its current client,
-     * from the current data server of each holder (so a worker that came back on a new port is
-     * found there).
+     * The network of the worker of {@code network}: its current data server serves what is deployed
+     * there; its gates read through its current client from the current data server of each holder
+     * (so a worker that came back on a new port is found there).
      */
-    private NetworkReader networkReader(HostTransport network) {
-        return (name, holders, partitions, subpartition) -> {
-            List<InetSocketAddress> servers = new ArrayList<>(holders.length);
-            for (int holder : holders) {
-                HostTransport held = hosts.get(holder).transport();
-                if (held == null) {
-                    throw new IllegalStateException("worker " + holder + " has no transport");
-                }
-                servers.add(held.current().address());
+    private ShuffleNetwork network(HostTransport network) {
+        return new ShuffleNetwork() {
+            @Override
+            public void serve(JobId job, JobSecret secret, PartitionRegistry partitions) {
+                network.current().serve(job, secret, partitions);
             }
-            return network.current()
-                    .client()
-                    .openGate(name, servers, partitions, subpartition, jobId, secret);
+
+            @Override
+            public InputGate openGate(
+                    String name,
+                    JobId job,
+                    JobSecret secret,
+                    int[] holders,
+                    List<PartitionId> partitions,
+                    int subpartition) {
+                List<InetSocketAddress> servers = new ArrayList<>(holders.length);
+                for (int holder : holders) {
+                    HostTransport held = hosts.get(holder).transport();
+                    if (held == null) {
+                        throw new IllegalStateException("worker " + holder + " has no transport");
+                    }
+                    servers.add(held.current().address());
+                }
+                return network.current()
+                        .client()
+                        .openGate(name, servers, partitions, subpartition, job, secret);
+            }
         };
     }
 

@@ -10,6 +10,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.topology.PartitionId;
 import java.lang.System.Logger.Level;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -81,11 +83,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
+                                        TransportTls tls = options.tls();
                                         NettyIo.pipeline(
                                                 ch,
                                                 options,
                                                 client.pageSize(),
-                                                ClientConnection.this);
+                                                ClientConnection.this,
+                                                tls == null
+                                                        ? null
+                                                        : tls.clientHandler(ch.alloc(), address));
                                     }
                                 });
         ChannelFuture connecting = bootstrap.connect(address);
@@ -197,7 +203,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ByteBuf open =
                 Wire.header(ch.alloc(), Wire.OPEN, length, length)
                         .writeInt(stream.id)
-                        .writeLong(stream.job)
+                        .writeLong(stream.job.high())
+                        .writeLong(stream.job.low())
                         .writeBytes(proof)
                         .writeInt(stream.subpartition)
                         .writeInt(stream.gate.pageSize())
@@ -334,7 +341,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
+    /** Fails every stream as on a lost worker: {@link PartitionLostException} for its first. */
     private void failAll(String reason) {
+        failAll(stream -> new PartitionLostException(stream.partitions[0], reason, null));
+    }
+
+    private void failAll(Function<RemoteInputGate.Stream, Exception> failure) {
         closed = true;
         client.remove(this);
         List<RemoteInputGate.Stream> failing = new ArrayList<>(pending);
@@ -342,12 +354,24 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         pending.clear();
         streams.clear();
         for (RemoteInputGate.Stream stream : failing) {
-            stream.gate.fail(new PartitionLostException(stream.partitions[0], reason, null));
+            stream.gate.fail(failure.apply(stream));
         }
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            // Not a lost worker: a configuration that retrying or rerunning producers cannot fix.
+            String reason =
+                    "the TLS handshake with worker at "
+                            + address
+                            + " failed: "
+                            + handshake.cause().getMessage();
+            LOG.log(Level.WARNING, reason);
+            failAll(stream -> new IllegalStateException(reason));
+            ctx.close();
+            return;
+        }
         boolean timer =
                 NettyIo.onIdle(
                         ctx,

@@ -9,6 +9,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.worker.PartitionRegistry;
 import java.io.IOException;
@@ -56,14 +58,14 @@ public final class DataServer implements AutoCloseable {
     private final ExecutorService opener;
     private final Channel channel;
     private final InetSocketAddress address;
-    private final Map<Long, ServedJob> jobs = new ConcurrentHashMap<>();
+    private final Map<JobId, ServedJob> jobs = new ConcurrentHashMap<>();
     private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
     private final Counters counters = new Counters();
     private volatile boolean closed;
 
     /** A job this server serves: its secret, the partitions its worker holds, its shuffle layer. */
     record ServedJob(
-            long job, JobSecret secret, PartitionRegistry partitions, ShuffleWorker shuffle) {}
+            JobId job, JobSecret secret, PartitionRegistry partitions, ShuffleWorker shuffle) {}
 
     /** What the server did so far. */
     static final class Counters {
@@ -162,7 +164,13 @@ public final class DataServer implements AutoCloseable {
             ch.close();
             return;
         }
-        NettyIo.pipeline(ch, options, Math.max(pageSize, 4096), new ServerConnection(this));
+        TransportTls tls = options.tls();
+        NettyIo.pipeline(
+                ch,
+                options,
+                Math.max(pageSize, 4096),
+                new ServerConnection(this),
+                tls == null ? null : tls.serverHandler(ch.alloc()));
     }
 
     /**
@@ -188,12 +196,12 @@ public final class DataServer implements AutoCloseable {
      * to readers proving {@code secret}. Replaces an earlier registration of {@code job}.
      */
     public void serve(
-            long job, JobSecret secret, PartitionRegistry partitions, ShuffleWorker shuffle) {
+            JobId job, JobSecret secret, PartitionRegistry partitions, ShuffleWorker shuffle) {
         jobs.put(job, new ServedJob(job, secret, partitions, shuffle));
     }
 
     /** Stops serving {@code job}: new streams of it are refused. */
-    public void stopServing(long job) {
+    public void stopServing(JobId job) {
         jobs.remove(job);
     }
 
@@ -236,7 +244,7 @@ public final class DataServer implements AutoCloseable {
 
     // ---- for ServerConnection ----
 
-    @Nullable ServedJob job(long job) {
+    @Nullable ServedJob job(JobId job) {
         return jobs.get(job);
     }
 

@@ -16,12 +16,14 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Netty's event loops and channel classes: native epoll where it loads (Linux), NIO elsewhere.
@@ -59,15 +61,22 @@ final class NettyIo {
     }
 
     /**
-     * Sets up a connection's pipeline, the same on both sides: the connection counter, heartbeats
-     * and the peer timeout ({@code options}), the frame decoder for {@code pageSize}-byte pages,
-     * then {@code handler}.
+     * Sets up a connection's pipeline, the same on both sides: the connection counter, TLS if
+     * {@code tls} is not null, heartbeats and the peer timeout ({@code options}), the frame decoder
+     * for {@code pageSize}-byte pages, then {@code handler}.
      */
     static void pipeline(
-            Channel channel, TransportOptions options, int pageSize, ChannelHandler handler) {
+            Channel channel,
+            TransportOptions options,
+            int pageSize,
+            ChannelHandler handler,
+            @Nullable SslHandler tls) {
+        channel.pipeline().addLast(Counted.INSTANCE);
+        if (tls != null) {
+            channel.pipeline().addLast(tls);
+        }
         channel.pipeline()
                 .addLast(
-                        Counted.INSTANCE,
                         new IdleStateHandler(
                                 options.peerTimeout().toMillis(),
                                 options.heartbeatInterval().toMillis(),

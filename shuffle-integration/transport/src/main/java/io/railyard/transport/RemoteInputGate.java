@@ -2,6 +2,8 @@ package io.railyard.transport;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.netty.buffer.ByteBuf;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
@@ -106,7 +108,7 @@ final class RemoteInputGate implements InputGate {
             PartitionId[] partitions,
             int[] channels,
             int subpartition,
-            long job,
+            JobId job,
             JobSecret secret) {
         Stream stream =
                 new Stream(this, connection, partitions, channels, subpartition, job, secret);
@@ -512,7 +514,7 @@ final class RemoteInputGate implements InputGate {
         final PartitionId[] partitions;
         final int[] channels;
         final int subpartition;
-        final long job;
+        final JobId job;
         final JobSecret secret;
         final ArrayDeque<Page> credit = new ArrayDeque<>(MAX_CREDIT);
 
@@ -532,7 +534,7 @@ final class RemoteInputGate implements InputGate {
                 PartitionId[] partitions,
                 int[] channels,
                 int subpartition,
-                long job,
+                JobId job,
                 JobSecret secret) {
             this.gate = gate;
             this.connection = connection;

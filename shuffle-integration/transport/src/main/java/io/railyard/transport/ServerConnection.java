@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.railyard.deployment.JobId;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.ResultPartition;
@@ -161,7 +163,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     /** An OPEN frame's request (arrays owned by it). */
     private static final class OpenRequest {
         final int id;
-        final long job;
+        final JobId job;
         final byte[] proof;
         final int subpartition;
         final int pageSize;
@@ -169,7 +171,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
         OpenRequest(
                 int id,
-                long job,
+                JobId job,
                 byte[] proof,
                 int subpartition,
                 int pageSize,
@@ -190,7 +192,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
      */
     private OpenRequest readOpen(ByteBuf body) {
         int id = body.readInt();
-        long job = body.readLong();
+        JobId job = new JobId(body.readLong(), body.readLong());
         byte[] proof = new byte[Wire.PROOF];
         body.readBytes(proof);
         int subpartition = body.readInt();
@@ -460,7 +462,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         ctx.write(Wire.dataHeader(ctx.alloc(), stream.id, out.buffer.channel(), backlog, piece));
         ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> out.pieceWritten());
         server.counters().bytesSent.add(piece);
-        server.counters().bytesSentWithoutCopy.add(piece);
+        if (server.options().tls() == null) { // TLS encrypts into new buffers: a copy
+            server.counters().bytesSentWithoutCopy.add(piece);
+        }
         server.counters().messages.increment();
     }
 
@@ -554,6 +558,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            server.counters().refused.increment();
+            DataServer.log(
+                    Level.WARNING,
+                    "data server "
+                            + server.address()
+                            + " refused "
+                            + peer
+                            + ": TLS handshake failed: "
+                            + handshake.cause().getMessage());
+            ctx.close();
+            return;
+        }
         boolean timer =
                 NettyIo.onIdle(
                         ctx,

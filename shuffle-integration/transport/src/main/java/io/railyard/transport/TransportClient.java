@@ -3,6 +3,8 @@ package io.railyard.transport;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import io.netty.channel.EventLoopGroup;
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
@@ -79,7 +81,7 @@ public final class TransportClient implements AutoCloseable {
             List<InetSocketAddress> servers,
             List<PartitionId> partitions,
             int subpartition,
-            long job,
+            JobId job,
             JobSecret secret) {
         checkArgument(
                 servers.size() == partitions.size(),

@@ -3,6 +3,7 @@ package io.railyard.transport;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of a worker's transport: where its data server listens and how long its connections
@@ -19,6 +20,8 @@ import java.time.Duration;
  * @param idleTimeout a client connection with no stream open for this long is closed
  * @param servePages the pages the data server's reader of one stream is guaranteed in its worker's
  *     pool, in [1, 64]
+ * @param tls TLS for every connection ({@link TransportTls}: mutual, from one key store), or null
+ *     for plain TCP (the default)
  */
 public record TransportOptions(
         String bindAddress,
@@ -29,9 +32,13 @@ public record TransportOptions(
         Duration heartbeatInterval,
         Duration peerTimeout,
         Duration idleTimeout,
-        int servePages) {
+        int servePages,
+        @Nullable TransportTls tls) {
 
-    /** Loopback, a free port, 5 s connects, 4 attempts from 100 ms, 2 s heartbeats, 15 s. */
+    /**
+     * Loopback, a free port, 5 s connects, 4 attempts from 100 ms, 2 s heartbeats, 15 s peer
+     * timeout, 30 s idle, 4 pages per served stream, plain TCP.
+     */
     public static final TransportOptions DEFAULT =
             new TransportOptions(
                     "127.0.0.1",
@@ -42,7 +49,8 @@ public record TransportOptions(
                     Duration.ofSeconds(2),
                     Duration.ofSeconds(15),
                     Duration.ofSeconds(30),
-                    4);
+                    4,
+                    null);
 
     /**
      * Checks every setting.
@@ -83,7 +91,8 @@ public record TransportOptions(
                 heartbeatInterval,
                 peerTimeout,
                 idleTimeout,
-                servePages);
+                servePages,
+                tls);
     }
 
     /** These options with {@code heartbeatInterval} and {@code peerTimeout}. */
@@ -97,7 +106,8 @@ public record TransportOptions(
                 heartbeatInterval,
                 peerTimeout,
                 idleTimeout,
-                servePages);
+                servePages,
+                tls);
     }
 
     /**
@@ -113,7 +123,23 @@ public record TransportOptions(
                 heartbeatInterval,
                 peerTimeout,
                 idleTimeout,
-                servePages);
+                servePages,
+                tls);
+    }
+
+    /** These options with every connection over {@code tls} (null: plain TCP). */
+    public TransportOptions withTls(@Nullable TransportTls tls) {
+        return new TransportOptions(
+                bindAddress,
+                port,
+                connectTimeout,
+                connectAttempts,
+                retryBackoff,
+                heartbeatInterval,
+                peerTimeout,
+                idleTimeout,
+                servePages,
+                tls);
     }
 
     private static void checkPositive(String name, Duration value) {

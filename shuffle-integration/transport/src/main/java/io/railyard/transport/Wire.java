@@ -2,6 +2,7 @@ package io.railyard.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.railyard.deployment.JobSecret;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -12,8 +13,8 @@ import java.nio.charset.StandardCharsets;
  *   <caption>Messages</caption>
  *   <tr><th>type</th><th>direction</th><th>body</th></tr>
  *   <tr><td>{@link #HELLO}</td><td>server → client, first</td><td>nonce (16 bytes)</td></tr>
- *   <tr><td>{@link #OPEN}</td><td>client → server</td><td>stream:int, job:long, proof (32
- *       bytes: HMAC-SHA256 of the job's secret over nonce, job and stream), subpartition:int,
+ *   <tr><td>{@link #OPEN}</td><td>client → server</td><td>stream:int, job:16 bytes, proof
+ *       (32 bytes: HMAC-SHA256 of the job's secret over nonce, job and stream), subpartition:int,
  *       pageSize:int, count:int, count × (partition:int, attempt:int)</td></tr>
  *   <tr><td>{@link #CREDIT}</td><td>client → server</td><td>stream:int, pages:int</td></tr>
  *   <tr><td>{@link #CANCEL}</td><td>client → server</td><td>stream:int</td></tr>
@@ -56,13 +57,13 @@ final class Wire {
     static final int NONCE = 16;
 
     /** Bytes of a proof (HMAC-SHA256). */
-    static final int PROOF = 32;
+    static final int PROOF = JobSecret.PROOF_BYTES;
 
     /** Bytes of a DATA body before its payload. */
     static final int DATA_HEADER = 12;
 
     /** Bytes of an OPEN body before its partitions. */
-    static final int OPEN_HEADER = 4 + 8 + PROOF + 4 + 4 + 4;
+    static final int OPEN_HEADER = 4 + 16 + PROOF + 4 + 4 + 4;
 
     /** Bytes of an ERROR body before its message. */
     static final int ERROR_HEADER = 13;

@@ -1,8 +1,12 @@
 package io.railyard.transport;
 
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
+import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.ShuffleWorker;
-import io.railyard.worker.NetworkReader;
+import io.railyard.topology.PartitionId;
 import io.railyard.worker.PartitionRegistry;
+import io.railyard.worker.ShuffleNetwork;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -67,23 +71,36 @@ public final class WorkerTransport implements AutoCloseable {
     /**
      * Serves job {@code job}'s partitions in {@code partitions} to readers proving {@code secret}.
      */
-    public void serve(long job, JobSecret secret, PartitionRegistry partitions) {
+    public void serve(JobId job, JobSecret secret, PartitionRegistry partitions) {
         server.serve(job, secret, partitions, shuffle);
     }
 
     /**
-     * The reader through which this worker's gates of job {@code job} read, proving {@code secret},
-     * from the data server of worker w at {@code addresses.apply(w)} (read when each gate opens, so
-     * a worker that restarted on a new port is found there).
+     * This worker's network: its data server serves what its deployments name, its gates read
+     * through its client from the data server of worker w at {@code addresses.apply(w)} (read when
+     * each gate opens, so a worker that restarted on a new port is found there).
      */
-    public NetworkReader reader(
-            long job, JobSecret secret, IntFunction<InetSocketAddress> addresses) {
-        return (name, holders, partitions, subpartition) -> {
-            List<InetSocketAddress> servers = new ArrayList<>(holders.length);
-            for (int holder : holders) {
-                servers.add(addresses.apply(holder));
+    public ShuffleNetwork network(IntFunction<InetSocketAddress> addresses) {
+        return new ShuffleNetwork() {
+            @Override
+            public void serve(JobId job, JobSecret secret, PartitionRegistry partitions) {
+                WorkerTransport.this.serve(job, secret, partitions);
             }
-            return client.openGate(name, servers, partitions, subpartition, job, secret);
+
+            @Override
+            public InputGate openGate(
+                    String name,
+                    JobId job,
+                    JobSecret secret,
+                    int[] holders,
+                    List<PartitionId> partitions,
+                    int subpartition) {
+                List<InetSocketAddress> servers = new ArrayList<>(holders.length);
+                for (int holder : holders) {
+                    servers.add(addresses.apply(holder));
+                }
+                return client.openGate(name, servers, partitions, subpartition, job, secret);
+            }
         };
     }
 

@@ -3,6 +3,7 @@ package io.railyard.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.InputGate;

@@ -1,5 +1,7 @@
 package io.railyard.transport;
 
+import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.InputGate;
@@ -24,7 +26,7 @@ import java.util.function.Predicate;
  * (shuffle layer, client), with helpers to write partitions of known records and drain gates.
  */
 final class TwoWorkers implements AutoCloseable {
-    static final long JOB = 7;
+    static final JobId JOB = new JobId(7, 7);
     static final ShuffleOptions OPTIONS =
             ShuffleOptions.builder()
                     .pageSizeBytes(4096)

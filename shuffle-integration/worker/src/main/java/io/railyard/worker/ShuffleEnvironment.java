@@ -40,7 +40,7 @@ public final class ShuffleEnvironment {
     private final PartitionRegistry partitions = new PartitionRegistry();
     private final WorkerDescriptorCache descriptors;
     private final PartitionLocator peers;
-    private final @Nullable NetworkReader network;
+    private final @Nullable ShuffleNetwork network;
     private final boolean ownDirectly;
 
     /**
@@ -63,7 +63,8 @@ public final class ShuffleEnvironment {
     /**
      * An environment as {@link #ShuffleEnvironment(int, ShuffleWorker, PartitionKind, BlobStore,
      * PartitionLocator)} makes, whose gates read every partition — of this worker too — through
-     * {@code network} when it is not null (the local engine's {@code --transport tcp}).
+     * {@code network} when it is not null (the local engine's {@code --transport tcp}), and whose
+     * deployments have the network serve their job (with the secret their descriptor carries).
      *
      * @throws IllegalArgumentException if {@code blocking} is readable while written
      */
@@ -73,7 +74,7 @@ public final class ShuffleEnvironment {
             PartitionKind blocking,
             BlobStore blobs,
             PartitionLocator peers,
-            @Nullable NetworkReader network) {
+            @Nullable ShuffleNetwork network) {
         this(worker, shuffle, blocking, blobs, peers, network, false);
     }
 
@@ -82,7 +83,7 @@ public final class ShuffleEnvironment {
      * thread, and every other worker's through {@code network} — one gate to the task, whatever the
      * mix ({@code ownDirectly}); or, without {@code ownDirectly}, as {@link
      * #ShuffleEnvironment(int, ShuffleWorker, PartitionKind, BlobStore, PartitionLocator,
-     * NetworkReader)}.
+     * ShuffleNetwork)}.
      *
      * @throws IllegalArgumentException if {@code blocking} is readable while written
      */
@@ -92,7 +93,7 @@ public final class ShuffleEnvironment {
             PartitionKind blocking,
             BlobStore blobs,
             PartitionLocator peers,
-            @Nullable NetworkReader network,
+            @Nullable ShuffleNetwork network,
             boolean ownDirectly) {
         if (blocking.isReadableWhileWritten()) {
             throw new IllegalArgumentException(
@@ -132,6 +133,9 @@ public final class ShuffleEnvironment {
      */
     public TaskShuffle deploy(TaskDeploymentDescriptor descriptor, TaskShuffle.Attempt attempt)
             throws IOException {
+        if (network != null) {
+            network.serve(descriptor.job(), descriptor.secret(), partitions);
+        }
         TaskShuffle task = new TaskShuffle(this, descriptor, attempt);
         try {
             task.createEarlyPartitions();
@@ -158,23 +162,25 @@ public final class ShuffleEnvironment {
     }
 
     /**
-     * A gate named {@code name} over subpartition {@code subpartition} of {@code partitions}, held
-     * by {@code holders}: through the network reader if there is one, else from this worker's
-     * registry and, through the locator, other workers' (waiting for each as {@link
+     * A gate named {@code name} of {@code task} over subpartition {@code subpartition} of {@code
+     * partitions}, held by {@code holders}: through the network if there is one, else from this
+     * worker's registry and, through the locator, other workers' (waiting for each as {@link
      * PartitionRegistry#await} does).
      */
     InputGate openGate(
             String name,
+            TaskDeploymentDescriptor task,
             int[] holders,
             List<PartitionId> partitions,
             int subpartition,
             PartitionRegistry.Waiter waiter)
             throws PartitionLostException, InterruptedException {
         if (network != null && ownDirectly) {
-            return openMixedGate(network, name, holders, partitions, subpartition, waiter);
+            return openMixedGate(network, name, task, holders, partitions, subpartition, waiter);
         }
         if (network != null) {
-            return network.openGate(name, holders, partitions, subpartition);
+            return network.openGate(
+                    name, task.job(), task.secret(), holders, partitions, subpartition);
         }
         List<ResultPartition> read = new ArrayList<>(partitions.size());
         for (int i = 0; i < partitions.size(); i++) {
@@ -188,8 +194,9 @@ public final class ShuffleEnvironment {
      * part each (a {@link CompositeInputGate} when there are both).
      */
     private InputGate openMixedGate(
-            NetworkReader network,
+            ShuffleNetwork network,
             String name,
+            TaskDeploymentDescriptor task,
             int[] holders,
             List<PartitionId> partitions,
             int subpartition,
@@ -215,12 +222,14 @@ public final class ShuffleEnvironment {
         }
         int[] held = remoteHolders.stream().mapToInt(Integer::intValue).toArray();
         if (own.isEmpty()) {
-            return network.openGate(name, held, remote, subpartition);
+            return network.openGate(name, task.job(), task.secret(), held, remote, subpartition);
         }
         InputGate direct = shuffle.openGate(name + ".own", own, subpartition);
         InputGate overNetwork;
         try {
-            overNetwork = network.openGate(name + ".net", held, remote, subpartition);
+            overNetwork =
+                    network.openGate(
+                            name + ".net", task.job(), task.secret(), held, remote, subpartition);
         } catch (RuntimeException e) {
             direct.close();
             throw e;

@@ -132,7 +132,8 @@ public final class TaskShuffle implements AutoCloseable {
             }
             String name = "t" + descriptor.task() + ".a" + descriptor.attempt() + ".in" + k;
             gates.add(
-                    environment.openGate(name, holders, read, input.firstSubpartition(), attempt));
+                    environment.openGate(
+                            name, descriptor, holders, read, input.firstSubpartition(), attempt));
         }
         return List.copyOf(gates);
     }

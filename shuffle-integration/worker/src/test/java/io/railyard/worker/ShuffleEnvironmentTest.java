@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.StaticShuffleDescriptors;
 import io.railyard.deployment.TaskDeploymentDescriptor;
@@ -16,6 +17,7 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ResultPartitionWriter;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.JobGraph;
@@ -184,27 +186,31 @@ class ShuffleEnvironmentTest {
     void ownPartitionsDirectly_othersThroughTheNetwork_oneGate(ResultPartitionType type)
             throws Exception {
         List<List<PartitionId>> askedOverNetwork = new ArrayList<>();
+        List<JobSecret> served = new ArrayList<>();
+        List<JobSecret> proved = new ArrayList<>();
         List<ShuffleEnvironment> mixed = new ArrayList<>();
         for (int w = 0; w < 2; w++) {
             ShuffleEnvironment plain = workers.get(w);
-            NetworkReader network =
-                    (name, holders, ids, subpartition) -> {
-                        askedOverNetwork.add(ids);
-                        // Another worker's partitions, read by that worker's shuffle layer: the
-                        // transport's part, which TransportTest covers over real sockets.
-                        List<io.railyard.shuffle.partition.ResultPartition> read =
-                                new ArrayList<>();
-                        for (int i = 0; i < ids.size(); i++) {
-                            try {
-                                read.add(
-                                        workers.get(holders[i])
-                                                .partitions()
-                                                .await(ids.get(i), RUNNING));
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
+            ShuffleNetwork network =
+                    new ShuffleNetwork() {
+                        @Override
+                        public void serve(
+                                JobId job, JobSecret secret, PartitionRegistry partitions) {
+                            served.add(secret);
                         }
-                        return workers.get(holders[0]).shuffle().openGate(name, read, subpartition);
+
+                        @Override
+                        public InputGate openGate(
+                                String name,
+                                JobId job,
+                                JobSecret secret,
+                                int[] holders,
+                                List<PartitionId> ids,
+                                int subpartition) {
+                            askedOverNetwork.add(ids);
+                            proved.add(secret);
+                            return readThroughTheirShuffle(name, holders, ids, subpartition);
+                        }
                     };
             mixed.add(
                     new ShuffleEnvironment(
@@ -252,9 +258,32 @@ class ShuffleEnvironmentTest {
                 .as("each sink asks the network for the other worker's partition only")
                 .containsExactlyInAnyOrder(
                         List.of(new PartitionId(1, 0)), List.of(new PartitionId(0, 0)));
+        JobSecret secret = tasks.get(0).secret();
+        assertThat(served)
+                .as("each deployment has the network serve its job with its descriptor's secret")
+                .hasSize(2 * P)
+                .containsOnly(secret);
+        assertThat(proved).as("and each gate proves it").containsOnly(secret);
         for (ShuffleEnvironment environment : mixed) {
             environment.partitions().releaseAll();
         }
+    }
+
+    /**
+     * Another worker's partitions, read by that worker's shuffle layer: the transport's part, which
+     * TransportTest covers over real sockets.
+     */
+    private InputGate readThroughTheirShuffle(
+            String name, int[] holders, List<PartitionId> ids, int subpartition) {
+        List<ResultPartition> read = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            try {
+                read.add(workers.get(holders[i]).partitions().await(ids.get(i), RUNNING));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return workers.get(holders[0]).shuffle().openGate(name, read, subpartition);
     }
 
     private static Map<Integer, List<String>> readByChannel(InputGate gate) throws Exception {
