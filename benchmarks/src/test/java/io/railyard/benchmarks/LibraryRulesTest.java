@@ -117,7 +117,8 @@ class LibraryRulesTest {
                 .whereLayer("failover")
                 .mayOnlyBeAccessedByLayers("jobmaster", "local", "simulation", "benchmarks")
                 .whereLayer("deployment")
-                .mayOnlyBeAccessedByLayers("worker", "jobmaster", "local", "benchmarks")
+                .mayOnlyBeAccessedByLayers(
+                        "worker", "transport", "jobmaster", "local", "benchmarks")
                 .whereLayer("regions")
                 .mayOnlyBeAccessedByLayers(
                         "failover", "jobmaster", "local", "simulation", "benchmarks")

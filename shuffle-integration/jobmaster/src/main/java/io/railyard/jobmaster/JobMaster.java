@@ -6,6 +6,7 @@ import io.railyard.deployment.BlobStore;
 import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.WorkerTable;
@@ -75,6 +76,7 @@ public final class JobMaster implements AutoCloseable {
         this.descriptors =
                 new DeploymentDescriptors(
                         builder.jobId,
+                        builder.secret,
                         scheduler.topology(),
                         shuffle,
                         builder.blobs,
@@ -355,6 +357,7 @@ public final class JobMaster implements AutoCloseable {
         private final WorkerTable workers;
         private final WorkerGateway gateway;
         private JobId jobId;
+        private JobSecret secret = JobSecret.random();
         private TaskPlacement placement;
         private RestartBackoffPolicy policy = RestartBackoffPolicy.noRestart();
         private BlobStore blobs = new InMemoryBlobStore();
@@ -373,6 +376,15 @@ public final class JobMaster implements AutoCloseable {
         /** The job's id, named in descriptors (default: made from the clock and the task count). */
         public Builder jobId(JobId id) {
             this.jobId = requireNonNull(id, "id");
+            return this;
+        }
+
+        /**
+         * The job's secret, which its descriptors carry to the workers (default: a fresh random one
+         * per job; an embedder that already has one for the job gives it here).
+         */
+        public Builder secret(JobSecret secret) {
+            this.secret = requireNonNull(secret, "secret");
             return this;
         }
 

@@ -8,6 +8,7 @@ import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.InputDescriptor;
 import io.railyard.deployment.JobId;
+import io.railyard.deployment.JobSecret;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.deployment.SliceBudget;
 import io.railyard.deployment.TaskDeploymentDescriptor;
@@ -32,6 +33,7 @@ class JobMasterTest {
     private static final int P = 4;
     private static final int WORKERS = 3;
     private static final JobId JOB = new JobId(1, 2);
+    private static final JobSecret SECRET = JobSecret.of(new byte[JobSecret.BYTES]);
 
     /** What the JobMaster asked of the workers, in order. */
     private static final class RecordingGateway implements WorkerGateway {
@@ -84,6 +86,7 @@ class JobMasterTest {
         WorkerTable workers = new WorkerTable(List.of("w0:1", "w1:1", "w2:1"));
         return JobMaster.builder(graph, workers, gateway)
                 .jobId(JOB)
+                .secret(SECRET)
                 .placement(task -> task % WORKERS)
                 .restartPolicy(policy)
                 .blobs(blobs, OffloadOptions.NEVER)
@@ -285,6 +288,7 @@ class JobMasterTest {
     private JobMaster sliced(JobGraph graph, int tasksPerSlice, List<MainThreadExecutor.Step> q) {
         return JobMaster.builder(graph, new WorkerTable(List.of("w0:1", "w1:1", "w2:1")), gateway)
                 .jobId(JOB)
+                .secret(SECRET)
                 .placement(task -> task % WORKERS)
                 .restartPolicy(retries())
                 .blobs(blobs, OffloadOptions.NEVER)
