@@ -61,6 +61,81 @@ class CliProcessTest {
     }
 
     @Test
+    void sigterm_duringRun_deletesTheEnginesDirectory() throws Exception {
+        Path files = Files.createDirectories(dir.resolve("run"));
+        Process child = start(runArgs(files));
+        awaitEngineFiles(child, files);
+
+        child.destroy(); // SIGTERM: the engine's shutdown hook deletes its directory
+
+        assertThat(child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(entries(files)).as("left in --dir after SIGTERM").isEmpty();
+    }
+
+    @Test
+    void sigkill_duringRun_thenTheNextEngineSweepsWhatItLeft_andNothingElse() throws Exception {
+        Path files = Files.createDirectories(dir.resolve("run"));
+        Files.createDirectories(files.resolve("railyard-local-lookalike"));
+        Process child = start(runArgs(files));
+        awaitEngineFiles(child, files);
+
+        child.destroyForcibly(); // SIGKILL: no hook runs
+        assertThat(child.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(entries(files)).as("left by the killed run").hasSize(2);
+
+        Path job = Files.writeString(dir.resolve("small.json"), job(2));
+        CliRun.of("run", "--job", job.toString(), "--records", "10", "--dir", files.toString())
+                .succeeded();
+
+        assertThat(entries(files))
+                .as("a directory without Railyard's marker is not ours")
+                .containsExactly("railyard-local-lookalike");
+    }
+
+    /** A two-vertex all-to-all BLOCKING job of parallelism {@code p}. */
+    private static String job(int p) {
+        return "{\"vertices\":[{\"name\":\"a\",\"parallelism\":"
+                + p
+                + "},{\"name\":\"b\",\"parallelism\":"
+                + p
+                + "}],\"edges\":[{\"source\":\"a\",\"target\":\"b\","
+                + "\"pattern\":\"ALL_TO_ALL\",\"type\":\"BLOCKING\"}]}";
+    }
+
+    /** A run long enough to be killed while it writes: 8 × 8, 64 M records of 64 bytes. */
+    private String[] runArgs(Path files) throws IOException {
+        Path job = Files.writeString(dir.resolve("long.json"), job(8));
+        return new String[] {
+            "run", "--job", job.toString(), "--records", "8000000", "--dir", files.toString()
+        };
+    }
+
+    /** Waits until the engine has written files below its directory (more than its marker). */
+    private void awaitEngineFiles(Process child, Path files) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            assertThat(child.isAlive())
+                    .as("child still running; stderr: %s", read(dir.resolve("stderr")))
+                    .isTrue();
+            if (filesBelow(files) >= 2) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no engine files within " + TIMEOUT_SECONDS + " s");
+    }
+
+    private static long filesBelow(Path files) throws IOException {
+        try (Stream<Path> walk = Files.walk(files)) {
+            return walk.filter(p -> p.getNameCount() > files.getNameCount() + 2)
+                    .filter(Files::isRegularFile)
+                    .count();
+        } catch (java.io.UncheckedIOException e) {
+            return 0; // a file vanished during the walk: look again
+        }
+    }
+
+    @Test
     void memory_withoutAttachSelf_keepsStdoutToTheTable() throws Exception {
         Path json = dir.resolve("memory.json");
         Process child = start("memory", "--parallelism", "10", "--json", json.toString());

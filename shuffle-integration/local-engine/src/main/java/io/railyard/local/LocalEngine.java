@@ -16,6 +16,7 @@ import io.railyard.transport.TransportOptions;
 import io.railyard.worker.TaskCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,10 +60,16 @@ import org.jspecify.annotations.Nullable;
  *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.
  * </ul>
  *
+ * <p>Files: everything lives in one {@code railyard-local-*} directory under the parent, deleted by
+ * {@link #close}, by a shutdown hook if the process ends first (Ctrl-C, SIGTERM), and — if it was
+ * killed outright — by the next engine made on the same parent, which sweeps the directories of
+ * processes that no longer run.
+ *
  * <p>Thread-safe: jobs may be run one after another ({@link #run} is synchronized); {@link #close}
  * stops every worker.
  */
 public final class LocalEngine implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(LocalEngine.class.getName());
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private final ShuffleDirectory directory;
     private final List<Host> workers = new ArrayList<>();
@@ -146,6 +153,22 @@ public final class LocalEngine implements AutoCloseable {
             @Nullable HostTransport transport) {}
 
     /**
+     * Deletes what killed processes left under {@code parent}: Railyard directories whose marker
+     * names a process that no longer runs ({@link ShuffleDirectory#sweepStale}); nothing else. A
+     * directory that cannot be deleted is logged, not thrown: it must not stop this engine.
+     */
+    private static void sweepStale(Path parent) {
+        try {
+            List<Path> swept = ShuffleDirectory.sweepStale(parent);
+            if (!swept.isEmpty()) {
+                LOG.log(Level.INFO, "deleted what killed runs left: " + swept);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "could not delete what killed runs left: " + e.getMessage());
+        }
+    }
+
+    /**
      * An engine of {@code numWorkers} workers with {@code slotsPerWorker} slots each, writing under
      * a fresh shuffle directory in {@code parent}, each worker with network memory per {@code
      * options}; BLOCKING results are partitions of kind {@code blocking}.
@@ -189,7 +212,8 @@ public final class LocalEngine implements AutoCloseable {
                 !blocking.isReadableWhileWritten(),
                 "the partition kind of BLOCKING results must be SORT or HASH, was %s",
                 blocking);
-        this.directory = ShuffleDirectory.create(parent, "railyard-local-");
+        sweepStale(parent);
+        this.directory = ShuffleDirectory.create(parent, "railyard-local-").deleteOnExit();
         this.slots = slotsPerWorker;
         this.blocking = blocking;
         try {
