@@ -578,6 +578,24 @@ final class LocalInputGate implements InputGate {
         }
     }
 
+    /**
+     * The worker closed while this gate was open: the gate fails (unless it failed before) with an
+     * {@link IllegalStateException} naming it, then closes, so a consumer still polling is told at
+     * once instead of waiting for data that will never come. Any thread.
+     */
+    void workerClosed() {
+        synchronized (this) {
+            if (failure == null) {
+                failure =
+                        new IllegalStateException(
+                                "input gate '"
+                                        + name
+                                        + "' cannot be read: its shuffle worker closed");
+            }
+        }
+        close();
+    }
+
     /** Called by the IO thread: the gate fails with {@code cause}. */
     void fail(PartitionLostException cause) {
         synchronized (this) {

@@ -332,8 +332,9 @@ public final class ShuffleWorker implements AutoCloseable {
     }
 
     /**
-     * Closes every open gate (their queued reads are cancelled and queued pages returned), stops
-     * the IO thread, closes its files, tries once more to delete the partition files that failed or
+     * Fails and closes every open gate (their queued reads are cancelled and queued pages returned;
+     * a consumer's next poll throws {@link IllegalStateException}: the worker closed), stops the IO
+     * thread, closes its files, tries once more to delete the partition files that failed or
      * abandoned writers could not delete, and frees the network memory. Writers belong to their
      * tasks' threads and should be finished or closed first; buffers a consumer still holds are a
      * leak. Idempotent.
@@ -350,7 +351,7 @@ public final class ShuffleWorker implements AutoCloseable {
         }
         closed = true;
         for (LocalInputGate gate : List.copyOf(openGates)) {
-            gate.close(); // cancels its queued reads and returns its queued pages
+            gate.workerClosed(); // fails it, cancels its queued reads, returns its queued pages
         }
         scheduler.close();
         IOException leftover = leftovers.retryAll();
