@@ -5,12 +5,11 @@ import static com.google.common.base.Preconditions.checkState;
 
 import io.railyard.benchmarks.procedures.Delivered;
 import io.railyard.benchmarks.procedures.NetworkThroughput;
+import io.railyard.benchmarks.procedures.RoundWriter;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -160,7 +159,7 @@ final class FlinkNetworkThroughput implements AutoCloseable {
                 new MutableRecordReader<>(
                         union, new String[] {System.getProperty("java.io.tmpdir")});
         for (Writer writer : writers) {
-            writer.thread.start();
+            writer.start();
         }
     }
 
@@ -337,80 +336,20 @@ final class FlinkNetworkThroughput implements AutoCloseable {
         }
     }
 
-    /** One writer thread: its record writer and its rounds. */
-    private static final class Writer {
-        private static final long SEQUENCE_MASK = (1L << 40) - 1;
-
-        final Thread thread;
-        private final int index;
+    /** One writer thread: its record writer, Flink's channel selector choosing the channel. */
+    private static final class Writer extends RoundWriter {
         private final RecordWriter<LongValue> out;
-        private final BlockingQueue<Round> rounds = new ArrayBlockingQueue<>(1);
         private final LongValue record = new LongValue();
         private long sequence;
 
-        /** A round to send, or (records < 0) the end of the thread. */
-        private record Round(long records, CompletableFuture<Delivered> sent, Thread receiver) {}
-
         Writer(int index, RecordWriter<LongValue> out) {
-            this.index = index;
+            super(index, "flink-net-writer-" + index);
             this.out = out;
-            this.thread = new Thread(this::loop, "flink-net-writer-" + index);
-            thread.setDaemon(true);
         }
 
-        CompletableFuture<Delivered> send(long records, Thread receiver) {
-            CompletableFuture<Delivered> sent = new CompletableFuture<>();
-            checkState(
-                    rounds.offer(new Round(records, sent, receiver)), "writer %s is busy", index);
-            return sent;
-        }
-
-        void stop(List<RuntimeException> failures) {
-            if (thread.getState() == Thread.State.NEW) {
-                out.close();
-                return;
-            }
-            try {
-                rounds.clear();
-                rounds.put(new Round(-1, new CompletableFuture<>(), Thread.currentThread()));
-                thread.join(TimeUnit.SECONDS.toMillis(30));
-                if (thread.isAlive()) {
-                    thread.interrupt(); // blocked on a full partition whose reader is gone
-                    thread.join(TimeUnit.SECONDS.toMillis(5));
-                }
-                checkState(!thread.isAlive(), "Flink writer %s did not stop", index);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failures.add(new IllegalStateException("interrupted stopping a writer", e));
-            } catch (RuntimeException e) {
-                failures.add(e);
-            }
-        }
-
-        private void loop() {
-            try {
-                while (true) {
-                    Round round = rounds.take();
-                    if (round.records() < 0) {
-                        return;
-                    }
-                    try {
-                        round.sent().complete(sendRound(round.records()));
-                    } catch (IOException | RuntimeException e) {
-                        round.sent().completeExceptionally(e);
-                        round.receiver().interrupt();
-                        return;
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                out.close();
-            }
-        }
-
-        private Delivered sendRound(long records) throws IOException {
-            long base = (long) index << 40;
+        @Override
+        protected Delivered sendRound(long records) throws IOException {
+            long base = (long) index() << 40;
             long sum = 0;
             for (long i = 0; i < records; i++) {
                 long v = base | (sequence++ & SEQUENCE_MASK);
@@ -422,6 +361,11 @@ final class FlinkNetworkThroughput implements AutoCloseable {
             out.broadcastEmit(record);
             out.flushAll();
             return new Delivered(records, records * NetworkThroughput.RECORD_BYTES, sum);
+        }
+
+        @Override
+        protected void closeOutput() {
+            out.close();
         }
     }
 }

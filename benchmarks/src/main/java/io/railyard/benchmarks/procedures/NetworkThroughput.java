@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -233,7 +232,7 @@ public final class NetworkThroughput implements AutoCloseable {
             drain.awaitData();
         }
         for (Writer writer : writers) {
-            writer.thread.start();
+            writer.start();
         }
         long interval = settings.flushInterval().toNanos();
         var unused =
@@ -272,7 +271,7 @@ public final class NetworkThroughput implements AutoCloseable {
         receiver.reset();
         List<CompletableFuture<Delivered>> sent = new ArrayList<>(writers.size());
         for (Writer writer : writers) {
-            sent.add(writer.send(perWriter));
+            sent.add(writer.send(perWriter, null));
         }
         receive((long) settings.writers() * settings.channels(), sent);
         Delivered written = Delivered.NONE;
@@ -447,78 +446,24 @@ public final class NetworkThroughput implements AutoCloseable {
         }
     }
 
-    /** One record writer: its thread, its partition's writer and its rounds. */
-    private static final class Writer {
-        private static final long SEQUENCE_MASK = (1L << 40) - 1;
-
-        final Thread thread;
-        private final int index;
+    /** One record writer: its partition's writer, a record a channel in turn. */
+    private static final class Writer extends RoundWriter {
         private final HybridPartitionWriter out;
         private final int channels;
-        private final BlockingQueue<Round> rounds = new ArrayBlockingQueue<>(1);
         private final ByteBuffer record = ByteBuffer.allocate(RECORD_BYTES);
         private long sequence;
         private int next;
         volatile boolean flushDue;
 
-        /** A round to send, or (records < 0) the end of the thread. */
-        private record Round(long records, CompletableFuture<Delivered> sent) {}
-
         Writer(int index, HybridPartitionWriter out, int channels) {
-            this.index = index;
+            super(index, "railyard-net-writer-" + index);
             this.out = out;
             this.channels = channels;
-            this.thread = new Thread(this::loop, "railyard-net-writer-" + index);
-            thread.setDaemon(true);
         }
 
-        CompletableFuture<Delivered> send(long records) {
-            CompletableFuture<Delivered> sent = new CompletableFuture<>();
-            checkState(rounds.offer(new Round(records, sent)), "writer %s is busy", index);
-            return sent;
-        }
-
-        void stop(List<Exception> failures) {
-            if (thread.getState() == Thread.State.NEW) {
-                out.close();
-                return;
-            }
-            try {
-                rounds.clear();
-                rounds.put(new Round(-1, new CompletableFuture<>()));
-                thread.join(TimeUnit.SECONDS.toMillis(30));
-                checkState(!thread.isAlive(), "writer %s did not stop within 30 s", index);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failures.add(e);
-            } catch (RuntimeException e) {
-                failures.add(e);
-            }
-        }
-
-        private void loop() {
-            try {
-                while (true) {
-                    Round round = rounds.take();
-                    if (round.records() < 0) {
-                        return;
-                    }
-                    try {
-                        round.sent().complete(sendRound(round.records()));
-                    } catch (IOException | RuntimeException e) {
-                        round.sent().completeExceptionally(e);
-                        return;
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                out.close();
-            }
-        }
-
-        private Delivered sendRound(long records) throws IOException {
-            long base = (long) index << 40;
+        @Override
+        protected Delivered sendRound(long records) throws IOException {
+            long base = (long) index() << 40;
             long sum = 0;
             for (long i = 0; i < records; i++) {
                 if (flushDue) {
@@ -538,6 +483,11 @@ public final class NetworkThroughput implements AutoCloseable {
             out.flush();
             flushDue = false;
             return new Delivered(records, records * RECORD_BYTES, sum);
+        }
+
+        @Override
+        protected void closeOutput() {
+            out.close();
         }
     }
 }

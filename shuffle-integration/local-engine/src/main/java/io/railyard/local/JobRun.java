@@ -41,6 +41,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -277,11 +278,12 @@ final class JobRun implements TaskListener {
     // ---- the transport (with --transport tcp) ----
 
     /**
-     * The network of the worker of {@code network}: its current data server serves what is deployed
-     * there; its gates read through its current client from the current data server of each holder
-     * (so a worker that came back on a new port is found there).
+     * The network of the worker of {@code network}, always through its current transport (a worker
+     * that came back on a new port serves and reads there), finding each holder at its current data
+     * server.
      */
     private ShuffleNetwork network(HostTransport network) {
+        IntFunction<InetSocketAddress> addresses = this::dataServer;
         return new ShuffleNetwork() {
             @Override
             public void serve(JobId job, JobSecret secret, PartitionRegistry partitions) {
@@ -296,19 +298,20 @@ final class JobRun implements TaskListener {
                     int[] holders,
                     List<PartitionId> partitions,
                     int subpartition) {
-                List<InetSocketAddress> servers = new ArrayList<>(holders.length);
-                for (int holder : holders) {
-                    HostTransport held = hosts.get(holder).transport();
-                    if (held == null) {
-                        throw new IllegalStateException("worker " + holder + " has no transport");
-                    }
-                    servers.add(held.current().address());
-                }
                 return network.current()
-                        .client()
-                        .openGate(name, servers, partitions, subpartition, job, secret);
+                        .network(addresses)
+                        .openGate(name, job, secret, holders, partitions, subpartition);
             }
         };
+    }
+
+    /** Worker {@code worker}'s current data server. */
+    private InetSocketAddress dataServer(int worker) {
+        HostTransport held = hosts.get(worker).transport();
+        if (held == null) {
+            throw new IllegalStateException("worker " + worker + " has no transport");
+        }
+        return held.current().address();
     }
 
     private static String address(InetSocketAddress address) {
