@@ -229,11 +229,12 @@ final class RunCommand implements Callable<Integer> {
             out.printf(
                     Locale.ROOT,
                     "transport: %s on %s, %s sent by the workers' data servers (%.0f%% without a"
-                            + " copy)%n",
+                            + " copy, %.0f%% as file regions)%n",
                     network.tls() == null ? "tcp" : "tcp with TLS",
                     bindAddress,
                     ProgressBar.bytes(networkBytes[0]),
-                    networkBytes[0] == 0 ? 0.0 : 100.0 * networkBytes[1] / networkBytes[0]);
+                    networkBytes[0] == 0 ? 0.0 : 100.0 * networkBytes[1] / networkBytes[0],
+                    networkBytes[0] == 0 ? 0.0 : 100.0 * networkBytes[2] / networkBytes[0]);
             out.flush();
         }
         if (json != null) {
@@ -242,6 +243,7 @@ final class RunCommand implements Callable<Integer> {
                     "transport",
                     network == null ? "in-process" : network.tls() == null ? "tcp" : "tcp+tls");
             document.put("network_bytes_sent", networkBytes[0]);
+            document.put("network_bytes_sent_from_files", networkBytes[2]);
             json.writeJson(document, out);
         }
         if (result.outcome() instanceof JobResult.Failed failed) {
@@ -294,7 +296,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** The bytes the data servers sent, and of them without a copy (zeros in-process). */
-    private long[] networkBytes = {0, 0};
+    private long[] networkBytes = {0, 0, 0};
 
     private JobResult runOn(LocalEngine engine, JobGraph graph, ForwardingJob logic)
             throws Exception {

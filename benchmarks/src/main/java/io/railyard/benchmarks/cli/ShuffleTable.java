@@ -189,6 +189,7 @@ final class ShuffleTable {
                     network.readMbPerSecond() / Math.max(1e-9, measured.readMbPerSecond()));
             tcp.put("bytes_sent", network.bytesSent());
             tcp.put("bytes_sent_without_copy", network.bytesSentWithoutCopy());
+            tcp.put("bytes_sent_from_files", network.bytesSentFromFiles());
         }
         HybridCounts hybrid = measured.hybrid();
         if (hybrid != null) {
@@ -214,7 +215,7 @@ final class ShuffleTable {
                         Locale.ROOT,
                         ROW
                                 + "   over TCP: %.0f%% of the in-process read, %.0f%% of %,d bytes sent"
-                                + " without a copy%n",
+                                + " without a copy, %.0f%% as file regions%n",
                         result.setup().parallelism(),
                         system + " tcp",
                         "-",
@@ -232,7 +233,8 @@ final class ShuffleTable {
                                 * network.readMbPerSecond()
                                 / Math.max(1e-9, inProcess.readMbPerSecond()),
                         100 * network.withoutCopyFraction(),
-                        network.bytesSent()));
+                        network.bytesSent(),
+                        100 * network.fromFilesFraction()));
     }
 
     private static void row(

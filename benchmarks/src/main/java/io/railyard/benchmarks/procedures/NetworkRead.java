@@ -94,7 +94,8 @@ final class NetworkRead {
             return new Throughput.NetworkRead(
                     ShuffleThroughput.mbPerSecond(read.bytes(), nanos),
                     stats.bytesSent(),
-                    stats.bytesSentWithoutCopy());
+                    stats.bytesSentWithoutCopy(),
+                    stats.bytesSentFromFiles());
         }
     }
 }

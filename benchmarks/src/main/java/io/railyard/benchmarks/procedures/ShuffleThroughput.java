@@ -383,13 +383,22 @@ public final class ShuffleThroughput {
          *
          * @param readMbPerSecond records read per second (10^6 bytes)
          * @param bytesSent payload bytes the data server sent
-         * @param bytesSentWithoutCopy of those, bytes sent from the pages they were read into
+         * @param bytesSentWithoutCopy of those, bytes the server did not copy
+         * @param bytesSentFromFiles of those, bytes sent as file regions (sendfile)
          */
         public record NetworkRead(
-                double readMbPerSecond, long bytesSent, long bytesSentWithoutCopy) {
+                double readMbPerSecond,
+                long bytesSent,
+                long bytesSentWithoutCopy,
+                long bytesSentFromFiles) {
             /** The share of the bytes sent without a copy, in [0, 1]. */
             public double withoutCopyFraction() {
                 return bytesSent == 0 ? 0 : (double) bytesSentWithoutCopy / bytesSent;
+            }
+
+            /** The share of the bytes sent as file regions, in [0, 1]. */
+            public double fromFilesFraction() {
+                return bytesSent == 0 ? 0 : (double) bytesSentFromFiles / bytesSent;
             }
         }
 

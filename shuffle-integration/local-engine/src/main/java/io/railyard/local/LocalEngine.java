@@ -470,21 +470,23 @@ public final class LocalEngine implements AutoCloseable {
     }
 
     /**
-     * Payload bytes the workers' data servers sent so far, and of those the bytes sent straight
-     * from the pages they were read into; zeros without a transport. O(workers).
+     * Payload bytes the workers' data servers sent so far; of those, the bytes they did not copy;
+     * of those, the bytes sent as file regions. Zeros without a transport. O(workers).
      */
     public long[] networkBytes() {
         long sent = 0;
         long withoutCopy = 0;
+        long fromFiles = 0;
         for (Host worker : workers) {
             HostTransport network = worker.transport();
             if (network != null) {
                 DataServer.Stats stats = network.current().server().stats();
                 sent += stats.bytesSent();
                 withoutCopy += stats.bytesSentWithoutCopy();
+                fromFiles += stats.bytesSentFromFiles();
             }
         }
-        return new long[] {sent, withoutCopy};
+        return new long[] {sent, withoutCopy, fromFiles};
     }
 
     /** What every worker's shuffle layer moved so far, summed. O(workers). */

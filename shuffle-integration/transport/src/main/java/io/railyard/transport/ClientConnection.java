@@ -41,6 +41,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final TransportClient client;
     private final InetSocketAddress address;
     private final EventLoop loop;
+    private final FrameOpener opener;
     private final List<RemoteInputGate.Stream> pending = new ArrayList<>();
     private final Map<Integer, RemoteInputGate.Stream> streams = new HashMap<>();
     private @Nullable Channel channel;
@@ -54,6 +55,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         this.client = client;
         this.address = address;
         this.loop = loop;
+        this.opener = new FrameOpener(client.shuffle(), address);
     }
 
     InetSocketAddress address() {
@@ -251,6 +253,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         switch (type) {
             case Wire.DATA -> data(body);
+            case Wire.FRAMES -> frames(body);
             case Wire.BACKLOG -> {
                 RemoteInputGate.Stream stream = stream(body.readInt(), "BACKLOG");
                 int backlog = body.readInt();
@@ -281,6 +284,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         client.counters().bytesReceived.add(body.readableBytes());
         if (stream != null) {
             stream.gate.receive(stream, channelIndex, backlog, body);
+        }
+    }
+
+    private void frames(ByteBuf body) {
+        RemoteInputGate.Stream stream = stream(body.readInt(), "FRAMES");
+        int backlog = body.readInt();
+        client.counters().bytesReceived.add(body.readableBytes());
+        if (stream != null) {
+            stream.gate.receiveFrames(stream, backlog, body, opener);
         }
     }
 

@@ -74,6 +74,7 @@ public final class DataServer implements AutoCloseable {
         final LongAdder streams = new LongAdder();
         final LongAdder bytesSent = new LongAdder();
         final LongAdder bytesSentWithoutCopy = new LongAdder();
+        final LongAdder bytesSentFromFiles = new LongAdder();
         final LongAdder messages = new LongAdder();
         final LongAdder credits = new LongAdder();
         final LongAdder backlogs = new LongAdder();
@@ -89,8 +90,11 @@ public final class DataServer implements AutoCloseable {
      * @param refused streams refused (unknown job, wrong proof)
      * @param violations connections closed for bytes that are not the protocol
      * @param bytesSent payload bytes sent
-     * @param bytesSentWithoutCopy of those, bytes sent straight from the pages they were read into
-     * @param dataFrames DATA frames sent
+     * @param bytesSentWithoutCopy of those, bytes the server did not copy: sent from the pages they
+     *     were read into, or from files
+     * @param bytesSentFromFiles of those, bytes sent as file regions: from the page cache to the
+     *     socket by the kernel (sendfile), never in the process
+     * @param dataFrames DATA and FRAMES frames sent
      * @param creditFrames CREDIT frames received
      * @param backlogFrames BACKLOG frames sent (a stream had data and no credit)
      */
@@ -101,6 +105,7 @@ public final class DataServer implements AutoCloseable {
             long violations,
             long bytesSent,
             long bytesSentWithoutCopy,
+            long bytesSentFromFiles,
             long dataFrames,
             long creditFrames,
             long backlogFrames) {}
@@ -214,6 +219,7 @@ public final class DataServer implements AutoCloseable {
                 counters.violations.sum(),
                 counters.bytesSent.sum(),
                 counters.bytesSentWithoutCopy.sum(),
+                counters.bytesSentFromFiles.sum(),
                 counters.messages.sum(),
                 counters.credits.sum(),
                 counters.backlogs.sum());

@@ -303,6 +303,110 @@ final class RemoteInputGate implements InputGate {
         sendGrants(grants);
     }
 
+    /**
+     * A FRAMES piece arrived for {@code stream} with {@code backlog} pages waiting behind it: its
+     * frames are opened by {@code opener} into the next page of the stream's credit (a piece always
+     * takes a page of its own), one buffer per group, and queued. The page is this call's alone
+     * while the frames are opened, so the gate's lock is not held meanwhile. A corrupt frame fails
+     * the gate with {@link PartitionLostException} for the group's partition.
+     *
+     * @throws ProtocolException if a group is malformed or names a channel that is not the
+     *     stream's, or the piece exceeds the stream's credit or a page
+     */
+    void receiveFrames(Stream stream, int backlog, ByteBuf body, FrameOpener opener) {
+        Page page;
+        synchronized (this) {
+            if (closed || failure != null || stream.ended) {
+                return;
+            }
+            page = stream.credit.poll();
+            if (page == null) {
+                throw new ProtocolException("FRAMES beyond the stream's credit");
+            }
+            stream.detachCurrentLocked();
+        }
+        RemotePage remote = new RemotePage(page);
+        List<RemoteBuffer> opened = new ArrayList<>(2);
+        PartitionLostException corrupt = null;
+        try {
+            openGroups(stream, body, opener, remote, opened);
+        } catch (PartitionLostException e) {
+            corrupt = e;
+            opened.clear();
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                recycleLocked(page);
+            }
+            throw e;
+        }
+        int written = 0;
+        for (RemoteBuffer buffer : opened) {
+            written += buffer.data().remaining();
+        }
+        List<Stream> grants;
+        synchronized (this) {
+            remote.detached = true;
+            if (closed || failure != null || opened.isEmpty()) {
+                recycleLocked(page);
+            } else {
+                remote.slices = opened.size();
+                queue.addAll(opened);
+                queueBytes += written;
+                availability.complete(null);
+            }
+            stream.backlog = backlog;
+            wantLocked(stream);
+            grants = grantLocked();
+        }
+        sendGrants(grants);
+        if (corrupt != null) {
+            fail(corrupt);
+        }
+        closeOwnerIfIdle();
+    }
+
+    /**
+     * Opens the groups of a FRAMES body into {@code page}, back to back, adding a buffer per group
+     * with a payload to {@code opened}.
+     */
+    private void openGroups(
+            Stream stream,
+            ByteBuf body,
+            FrameOpener opener,
+            RemotePage page,
+            List<RemoteBuffer> opened)
+            throws PartitionLostException {
+        int written = 0;
+        while (body.isReadable()) {
+            if (body.readableBytes() < Wire.GROUP_HEADER) {
+                throw new ProtocolException("a FRAMES group header is cut off");
+            }
+            int channel = body.readInt();
+            long position = body.readLong();
+            int bytes = body.readInt();
+            if (channel < 0 || channel >= stream.channels.length) {
+                throw new ProtocolException(
+                        "FRAMES for channel "
+                                + channel
+                                + " of a stream of "
+                                + stream.channels.length);
+            }
+            if (bytes < Wire.MIN_FILE_FRAME || bytes > body.readableBytes()) {
+                throw new ProtocolException(
+                        "a FRAMES group of " + bytes + " bytes in " + body.readableBytes());
+            }
+            ByteBuffer into = page.page.buffer();
+            int length =
+                    opener.open(body, bytes, stream.partitions[channel], position, into, written);
+            body.skipBytes(bytes);
+            if (length > 0) {
+                ByteBuffer slice = into.slice(written, length);
+                opened.add(new RemoteBuffer(this, stream.channels[channel], page, slice));
+                written += length;
+            }
+        }
+    }
+
     /** {@code stream}'s server has {@code backlog} pages waiting and no credit. */
     void backlog(Stream stream, int backlog) {
         List<Stream> grants;

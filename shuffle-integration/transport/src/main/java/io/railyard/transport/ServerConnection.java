@@ -9,6 +9,7 @@ import io.railyard.deployment.JobId;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import java.lang.System.Logger.Level;
 import java.net.SocketAddress;
@@ -50,6 +51,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         final PartitionId[] partitions;
         final int pageSize;
         @Nullable InputGate gate;
+        @Nullable SectionSource files;
         volatile boolean closed;
         int credit;
         int room;
@@ -279,6 +281,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             ServedStream stream,
             int subpartition) {
         InputGate gate = null;
+        SectionSource files = null;
         PartitionId failed = stream.partitions[0];
         byte kind = Wire.FAILED;
         String message = null;
@@ -288,13 +291,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 failed = id;
                 read.add(await(served, stream, id, subpartition));
             }
-            gate =
-                    served.shuffle()
-                            .openGate(
-                                    "serve " + peer + " stream " + stream.id,
-                                    read,
-                                    subpartition,
-                                    server.options().servePages());
+            ShuffleWorker holder = served.shuffle();
+            if (server.options().sendsFileRegions()
+                    && SectionSource.serves(read, stream.pageSize, holder)) {
+                files = SectionSource.open(read, subpartition, holder);
+            } else {
+                gate =
+                        served.shuffle()
+                                .openGate(
+                                        "serve " + peer + " stream " + stream.id,
+                                        read,
+                                        subpartition,
+                                        server.options().servePages());
+            }
         } catch (PartitionLostException e) {
             kind = Wire.LOST;
             failed = e.partitionId();
@@ -308,6 +317,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             message = "data server " + server.address() + " cannot serve it: " + e.getMessage();
         }
         InputGate opened = gate;
+        SectionSource source = files;
         PartitionId lost = failed;
         byte errorKind = kind;
         String error = message;
@@ -315,19 +325,27 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             ctx.executor()
                     .execute(
                             () -> {
-                                if (opened == null) {
+                                if (opened == null && source == null) {
                                     fail(ctx, stream, errorKind, lost, String.valueOf(error));
                                 } else if (stream.closed) {
-                                    opened.close();
+                                    closeQuietly(opened, source);
                                 } else {
                                     stream.gate = opened;
+                                    stream.files = source;
                                     pump(ctx, stream);
                                 }
                             });
         } catch (RejectedExecutionException e) {
-            if (opened != null) {
-                opened.close();
-            }
+            closeQuietly(opened, source);
+        }
+    }
+
+    private static void closeQuietly(@Nullable InputGate gate, @Nullable SectionSource files) {
+        if (gate != null) {
+            gate.close();
+        }
+        if (files != null) {
+            files.close();
         }
     }
 
@@ -367,6 +385,11 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
      * runs out; ends the stream when its gate finished.
      */
     private void pump(ChannelHandlerContext ctx, ServedStream stream) {
+        SectionSource files = stream.files;
+        if (files != null) {
+            pumpFiles(ctx, stream, files);
+            return;
+        }
         InputGate gate = stream.gate;
         boolean wrote = false;
         while (gate != null && !stream.closed && ctx.channel().isWritable()) {
@@ -399,6 +422,62 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             }
             sendPiece(ctx, stream, out, gate);
             wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+    }
+
+    /**
+     * Sends a stream of finished blocking partitions: a FRAMES piece per page of credit, its runs
+     * of frames as file regions (the kernel copies them from the page cache to the socket); a
+     * backlog when credit runs out; END when no frame is left.
+     */
+    private void pumpFiles(ChannelHandlerContext ctx, ServedStream stream, SectionSource files) {
+        boolean wrote = false;
+        try {
+            while (!stream.closed && ctx.channel().isWritable()) {
+                if (!files.hasNext()) {
+                    ctx.write(Wire.intFrame(ctx.alloc(), Wire.END, stream.id));
+                    close(stream);
+                    wrote = true;
+                    break;
+                }
+                if (stream.credit == 0) {
+                    if (!stream.announced) {
+                        stream.announced = true;
+                        server.counters().backlogs.increment();
+                        ctx.write(
+                                Wire.twoIntFrame(
+                                        ctx.alloc(),
+                                        Wire.BACKLOG,
+                                        stream.id,
+                                        Math.max(1, files.backlog(stream.pageSize))));
+                        wrote = true;
+                    }
+                    break;
+                }
+                SectionSource.Piece piece =
+                        files.nextPiece(ctx.alloc(), stream.id, stream.pageSize);
+                if (piece == null) {
+                    continue; // hasNext said so: END next
+                }
+                stream.credit--;
+                for (Object message : piece.messages()) {
+                    ctx.write(message);
+                }
+                server.counters().bytesSent.add(piece.bytes());
+                server.counters().bytesSentWithoutCopy.add(piece.fromFiles());
+                server.counters().bytesSentFromFiles.add(piece.fromFiles());
+                server.counters().messages.increment();
+                wrote = true;
+            }
+        } catch (PartitionLostException e) {
+            fail(ctx, stream, Wire.LOST, e.partitionId(), String.valueOf(e.getMessage()));
+            wrote = false; // fail flushed
+        } catch (RuntimeException e) {
+            fail(ctx, stream, Wire.FAILED, files.current(), String.valueOf(e.getMessage()));
+            wrote = false;
         }
         if (wrote) {
             ctx.flush();
@@ -532,10 +611,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         if (out != null) {
             out.abandon();
         }
-        InputGate gate = stream.gate;
-        if (gate != null) {
-            gate.close();
-        }
+        closeQuietly(stream.gate, stream.files);
     }
 
     @Override

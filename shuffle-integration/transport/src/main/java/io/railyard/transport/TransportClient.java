@@ -170,6 +170,10 @@ public final class TransportClient implements AutoCloseable {
         return options;
     }
 
+    ShuffleOptions shuffle() {
+        return shuffle;
+    }
+
     int pageSize() {
         return shuffle.pageSizeBytes();
     }

@@ -22,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  *     pool, in [1, 64]
  * @param tls TLS for every connection ({@link TransportTls}: mutual, from one key store), or null
  *     for plain TCP (the default)
+ * @param fileRegions whether finished blocking partitions go out as file regions, from the page
+ *     cache to the socket without a copy (the default); TLS, which encrypts in the process, and
+ *     {@code false} send them through a reading gate's pages instead
  */
 public record TransportOptions(
         String bindAddress,
@@ -33,11 +36,12 @@ public record TransportOptions(
         Duration peerTimeout,
         Duration idleTimeout,
         int servePages,
-        @Nullable TransportTls tls) {
+        @Nullable TransportTls tls,
+        boolean fileRegions) {
 
     /**
      * Loopback, a free port, 5 s connects, 4 attempts from 100 ms, 2 s heartbeats, 15 s peer
-     * timeout, 30 s idle, 4 pages per served stream, plain TCP.
+     * timeout, 30 s idle, 4 pages per served stream, plain TCP, file regions.
      */
     public static final TransportOptions DEFAULT =
             new TransportOptions(
@@ -50,7 +54,8 @@ public record TransportOptions(
                     Duration.ofSeconds(15),
                     Duration.ofSeconds(30),
                     4,
-                    null);
+                    null,
+                    true);
 
     /**
      * Checks every setting.
@@ -92,7 +97,8 @@ public record TransportOptions(
                 peerTimeout,
                 idleTimeout,
                 servePages,
-                tls);
+                tls,
+                fileRegions);
     }
 
     /** These options with {@code heartbeatInterval} and {@code peerTimeout}. */
@@ -107,7 +113,8 @@ public record TransportOptions(
                 peerTimeout,
                 idleTimeout,
                 servePages,
-                tls);
+                tls,
+                fileRegions);
     }
 
     /**
@@ -124,7 +131,8 @@ public record TransportOptions(
                 peerTimeout,
                 idleTimeout,
                 servePages,
-                tls);
+                tls,
+                fileRegions);
     }
 
     /** These options with every connection over {@code tls} (null: plain TCP). */
@@ -139,7 +147,29 @@ public record TransportOptions(
                 peerTimeout,
                 idleTimeout,
                 servePages,
-                tls);
+                tls,
+                fileRegions);
+    }
+
+    /** These options with file regions on or off ({@link #fileRegions()}). */
+    public TransportOptions withFileRegions(boolean fileRegions) {
+        return new TransportOptions(
+                bindAddress,
+                port,
+                connectTimeout,
+                connectAttempts,
+                retryBackoff,
+                heartbeatInterval,
+                peerTimeout,
+                idleTimeout,
+                servePages,
+                tls,
+                fileRegions);
+    }
+
+    /** Whether a data server sends finished blocking partitions as file regions: on, and no TLS. */
+    boolean sendsFileRegions() {
+        return fileRegions && tls == null;
     }
 
     private static void checkPositive(String name, Duration value) {

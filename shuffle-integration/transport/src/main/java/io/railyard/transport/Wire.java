@@ -3,6 +3,7 @@ package io.railyard.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.railyard.deployment.JobSecret;
+import io.railyard.shuffle.format.FrameHeader;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -20,6 +21,10 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>{@link #CANCEL}</td><td>client → server</td><td>stream:int</td></tr>
  *   <tr><td>{@link #DATA}</td><td>server → client</td><td>stream:int, channel:int, backlog:int,
  *       then the bytes (a run of that channel's record stream)</td></tr>
+ *   <tr><td>{@link #FRAMES}</td><td>server → client</td><td>stream:int, backlog:int, then up to
+ *       {@value #MAX_GROUPS} groups of channel:int, position:long (in the producer's data file),
+ *       bytes:int, then that many bytes: whole frames of the channel's partition file as they lie
+ *       on disk (sent from the file without a copy), which the reader checks and opens</td></tr>
  *   <tr><td>{@link #BACKLOG}</td><td>server → client</td><td>stream:int, backlog:int</td></tr>
  *   <tr><td>{@link #END}</td><td>server → client</td><td>stream:int</td></tr>
  *   <tr><td>{@link #ERROR}</td><td>server → client</td><td>stream:int, kind:byte,
@@ -27,9 +32,12 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>{@link #PING}</td><td>either</td><td>none (a heartbeat)</td></tr>
  * </table>
  *
- * <p>A backlog is exact: the pages the stream's data waiting at the server fills beyond the
- * reader's current page (after this piece, for DATA), by the packing rule both sides follow; the
- * reader grants no more credit than that.
+ * <p>A backlog is exact for a stream of DATA: the pages the stream's data waiting at the server
+ * fills beyond the reader's current page (after this piece), by the packing rule both sides follow.
+ * A stream of FRAMES takes one page per piece (its frames' bytes, and their payloads once opened,
+ * each fit a page) and its backlog is a lower bound, the pages its frames left fill if packed
+ * without a gap: at least 1 while a frame is left. Either way the reader grants no more credit than
+ * the backlog, so no page granted waits for data that is not there.
  *
  * <p>No body is longer than {@link #maxBody(byte, int)} for the receiver's page size: a peer cannot
  * make a receiver buffer more than a page and a header for one frame. Stateless.
@@ -52,6 +60,7 @@ final class Wire {
     static final byte END = 7;
     static final byte ERROR = 8;
     static final byte PING = 9;
+    static final byte FRAMES = 10;
 
     /** Bytes of a nonce. */
     static final int NONCE = 16;
@@ -61,6 +70,18 @@ final class Wire {
 
     /** Bytes of a DATA body before its payload. */
     static final int DATA_HEADER = 12;
+
+    /** Bytes of a FRAMES body before its first group. */
+    static final int FRAMES_HEADER = 8;
+
+    /** Bytes of a FRAMES group before its frames. */
+    static final int GROUP_HEADER = 16;
+
+    /** Groups one FRAMES piece holds at most. */
+    static final int MAX_GROUPS = 64;
+
+    /** Bytes of the smallest frame of a partition file (a header, no payload). */
+    static final int MIN_FILE_FRAME = FrameHeader.BYTES;
 
     /** Bytes of an OPEN body before its partitions. */
     static final int OPEN_HEADER = 4 + 16 + PROOF + 4 + 4 + 4;
@@ -91,6 +112,7 @@ final class Wire {
             case CREDIT, BACKLOG -> 8;
             case CANCEL, END -> 4;
             case DATA -> DATA_HEADER + pageSize;
+            case FRAMES -> FRAMES_HEADER + MAX_GROUPS * GROUP_HEADER + pageSize;
             case ERROR -> ERROR_HEADER + MAX_MESSAGE;
             case PING -> 0;
             default -> -1;
@@ -105,6 +127,7 @@ final class Wire {
             case CREDIT, BACKLOG -> 8;
             case CANCEL, END -> 4;
             case DATA -> DATA_HEADER + 1;
+            case FRAMES -> FRAMES_HEADER + GROUP_HEADER + MIN_FILE_FRAME;
             case ERROR -> ERROR_HEADER;
             default -> 0;
         };
@@ -122,6 +145,7 @@ final class Wire {
             case END -> "END";
             case ERROR -> "ERROR";
             case PING -> "PING";
+            case FRAMES -> "FRAMES";
             default -> "type " + type;
         };
     }
@@ -150,6 +174,18 @@ final class Wire {
                 .writeInt(stream)
                 .writeInt(channel)
                 .writeInt(backlog);
+    }
+
+    /** A FRAMES frame's header and the fixed part of its body, for {@code groups} bytes after. */
+    static ByteBuf framesHeader(ByteBufAllocator alloc, int stream, int backlog, int groups) {
+        return header(alloc, FRAMES, FRAMES_HEADER + groups, FRAMES_HEADER)
+                .writeInt(stream)
+                .writeInt(backlog);
+    }
+
+    /** A FRAMES group's header, for {@code bytes} bytes of frames. */
+    static ByteBuf groupHeader(ByteBufAllocator alloc, int channel, long position, int bytes) {
+        return alloc.ioBuffer(GROUP_HEADER).writeInt(channel).writeLong(position).writeInt(bytes);
     }
 
     /** An ERROR frame; the message is cut to {@value #MAX_MESSAGE} bytes. */

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 /**
@@ -45,11 +46,16 @@ final class TwoWorkers implements AutoCloseable {
     final TransportClient client;
 
     TwoWorkers(Path dir, TransportOptions options) throws IOException {
-        producer = new ShuffleWorker(OPTIONS, dir.resolve("producer"));
-        reader = new ShuffleWorker(OPTIONS, dir.resolve("reader"));
-        server = DataServer.start(options, OPTIONS.pageSizeBytes());
+        this(dir, options, OPTIONS);
+    }
+
+    /** Both workers with {@code shuffle}'s options. */
+    TwoWorkers(Path dir, TransportOptions options, ShuffleOptions shuffle) throws IOException {
+        producer = new ShuffleWorker(shuffle, dir.resolve("producer"));
+        reader = new ShuffleWorker(shuffle, dir.resolve("reader"));
+        server = DataServer.start(options, shuffle.pageSizeBytes());
         server.serve(JOB, secret, registry, producer);
-        client = new TransportClient(options, reader.bufferPool(), OPTIONS);
+        client = new TransportClient(options, reader.bufferPool(), shuffle);
         readerBaseline = reader.bufferPool().pagesInUse();
     }
 
@@ -82,10 +88,19 @@ final class TwoWorkers implements AutoCloseable {
     /** Writes partition {@code p} of {@code kind} with {@code subpartitions}, registers it. */
     ResultPartition write(PartitionKind kind, int p, int subpartitions, int count)
             throws IOException {
+        return write(kind, p, subpartitions, s -> records(p, s, count));
+    }
+
+    /**
+     * Writes partition {@code p} of {@code kind}: subpartition s holds {@code records.apply(s)}.
+     */
+    ResultPartition write(
+            PartitionKind kind, int p, int subpartitions, IntFunction<List<byte[]>> records)
+            throws IOException {
         PartitionId id = new PartitionId(p, 0);
         ResultPartitionWriter writer = producer.createPartition(id, subpartitions, kind);
         for (int s = 0; s < subpartitions; s++) {
-            for (byte[] record : records(p, s, count)) {
+            for (byte[] record : records.apply(s)) {
                 writer.emit(ByteBuffer.wrap(record), s);
             }
         }

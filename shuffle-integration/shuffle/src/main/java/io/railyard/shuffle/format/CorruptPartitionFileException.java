@@ -17,8 +17,13 @@ public final class CorruptPartitionFileException extends PartitionLostException 
 
     /** A corrupt {@code file} of partition {@code id} at byte {@code offset}. */
     public CorruptPartitionFileException(PartitionId id, Path file, long offset, String reason) {
+        this(id, file.toString(), offset, reason);
+    }
+
+    /** A corrupt file of partition {@code id} named {@code file} (maybe another host's). */
+    CorruptPartitionFileException(PartitionId id, String file, long offset, String reason) {
         super(id, "corrupt partition file " + file + " at offset " + offset + ": " + reason, null);
-        this.file = file.toString();
+        this.file = file;
         this.offset = offset;
     }
 

@@ -11,12 +11,20 @@ import org.jspecify.annotations.Nullable;
  */
 public final class FrameContext {
     private @Nullable PartitionId id;
-    private Path file = Path.of("");
+    private String file = "";
     private long offset;
     private int memoryRegion = -1;
 
     /** A frame at byte {@code offset} of {@code file} of partition {@code id}. */
     public FrameContext at(PartitionId id, Path file, long offset) {
+        return at(id, file.toString(), offset);
+    }
+
+    /**
+     * A frame at byte {@code offset} of partition {@code id}'s data file as {@code file} names it:
+     * a file of another host, say ("its data file at worker 10.0.0.7:4123").
+     */
+    public FrameContext at(PartitionId id, String file, long offset) {
         this.id = id;
         this.file = file;
         this.offset = offset;

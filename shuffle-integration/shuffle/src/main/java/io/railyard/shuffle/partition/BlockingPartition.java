@@ -78,8 +78,8 @@ public abstract sealed class BlockingPartition extends ResultPartition
     /** The data file holding {@code subpartition}. */
     abstract Path dataFile(int subpartition);
 
-    /** Points {@code channel} at its section of {@code region}, reading the index if needed. */
-    abstract void loadSection(ChannelReader channel, int region) throws IOException;
+    /** Points {@code cursor} at its section of {@code region}, reading the index if needed. */
+    abstract void loadSection(SectionCursor cursor, int region) throws IOException;
 
     void closeReadChannels() {}
 
@@ -96,6 +96,20 @@ public abstract sealed class BlockingPartition extends ResultPartition
             // EACCES, EIO, too many open files: the data cannot be read, so it is lost.
             throw new PartitionLostException(id(), "cannot open data file " + file + ": " + e, e);
         }
+    }
+
+    /**
+     * A channel reading {@code file} for a sender that hands its bytes to the socket after this
+     * call returns ({@link SectionReader}): release does not close it under the sender, which gives
+     * it back with {@link #doneSending}.
+     */
+    FileChannel openForSending(Path file) throws IOException {
+        return openForRead(file);
+    }
+
+    /** A sender no longer needs {@code channel} (from {@link #openForSending}). */
+    void doneSending(FileChannel channel) {
+        doneReading(channel);
     }
 
     /** The IO thread no longer needs {@code channel} for now. Closes it unless shared. */

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * are confined to the IO thread; {@code done} is volatile. Its turn (waiting, in service) is its
  * gate's, kept by the gate under its lock.
  */
-final class ChannelReader implements Runnable {
+final class ChannelReader implements Runnable, SectionCursor {
     final LocalInputGate gate;
     final int index;
     final ResultPartition partition;
@@ -37,7 +37,8 @@ final class ChannelReader implements Runnable {
         this.subpartition = subpartition;
     }
 
-    int subpartition() {
+    @Override
+    public int subpartition() {
         return subpartition;
     }
 
@@ -55,7 +56,8 @@ final class ChannelReader implements Runnable {
         return (BlockingPartition) partition;
     }
 
-    void setSection(long offset, long length) {
+    @Override
+    public void setSection(long offset, long length) {
         this.offset = offset;
         this.remaining = length;
     }

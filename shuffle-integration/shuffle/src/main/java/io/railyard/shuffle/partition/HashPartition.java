@@ -31,7 +31,7 @@ final class HashPartition extends BlockingPartition {
     }
 
     @Override
-    void loadSection(ChannelReader channel, int region) {
-        channel.setSection(0, fileBytes[channel.subpartition()]);
+    void loadSection(SectionCursor cursor, int region) {
+        cursor.setSection(0, fileBytes[cursor.subpartition()]);
     }
 }

@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkState;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
@@ -49,6 +50,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private final IoScheduler scheduler;
     private final AtomicLong filesCreated = new AtomicLong();
     private final LongAdder bytesWritten = new LongAdder();
+    private final LongAdder bytesReadForSending = new LongAdder();
     private final LeftoverFiles leftovers = new LeftoverFiles();
     private final HybridCounters hybrid = new HybridCounters();
     private final Set<LocalInputGate> openGates = ConcurrentHashMap.newKeySet();
@@ -289,6 +291,20 @@ public final class ShuffleWorker implements AutoCloseable {
         return gate;
     }
 
+    /**
+     * A reader of {@code subpartition} of {@code partition}, a finished blocking partition of this
+     * worker, as a data server sends it: runs of checked frames as they lie in the file ({@link
+     * SectionReader}). Its bytes count as read ({@link ShuffleStats#bytesRead()}).
+     *
+     * @throws IllegalArgumentException if {@code partition} is not a finished blocking partition
+     *     ({@link SectionReader#reads}), or {@code subpartition} is not one of its subpartitions
+     * @throws PartitionLostException if the partition was released or its index cannot be read
+     */
+    public SectionReader openSections(ResultPartition partition, int subpartition)
+            throws PartitionLostException {
+        return SectionReader.open(partition, subpartition, options, bytesReadForSending);
+    }
+
     private void checkIoThreadAlive() {
         Throwable died = scheduler.deathCause();
         if (died != null) {
@@ -310,7 +326,7 @@ public final class ShuffleWorker implements AutoCloseable {
         return new ShuffleStats(
                 filesCreated.get(),
                 bytesWritten.sum(),
-                scheduler.bytesRead(),
+                scheduler.bytesRead() + bytesReadForSending.sum(),
                 scheduler.reads(),
                 scheduler.channelReads(),
                 scheduler.handOffs(),
@@ -373,7 +389,8 @@ public final class ShuffleWorker implements AutoCloseable {
      *
      * @param filesCreated partition files created so far
      * @param bytesWritten bytes written to partition data files (frames, after compression)
-     * @param bytesRead bytes read from partition files
+     * @param bytesRead bytes read from partition files: by the IO thread, and by data servers
+     *     sending sections ({@link #openSections})
      * @param reads read calls of the IO thread
      * @param channelReads channel sections those calls served (above {@code reads} when adjacent
      *     sections of several consumers were merged into one read)

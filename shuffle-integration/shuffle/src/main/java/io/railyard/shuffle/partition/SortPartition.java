@@ -46,6 +46,14 @@ final class SortPartition extends BlockingPartition {
     @GuardedBy("this")
     private @Nullable FileChannel dataChannel;
 
+    // Senders holding the data channel (openForSending), and the channel release closes once the
+    // last of them is done: a socket may still be sending from it.
+    @GuardedBy("this")
+    private int senders;
+
+    @GuardedBy("this")
+    private @Nullable FileChannel closeWhenSent;
+
     SortPartition(
             PartitionId id,
             int n,
@@ -80,8 +88,8 @@ final class SortPartition extends BlockingPartition {
     }
 
     @Override
-    synchronized void loadSection(ChannelReader channel, int region) throws IOException {
-        int s = channel.subpartition();
+    synchronized void loadSection(SectionCursor cursor, int region) throws IOException {
+        int s = cursor.subpartition();
         long position = regionStarts[region] + (long) s * IndexEntry.BYTES;
         if (cacheStart < 0
                 || position < cacheStart
@@ -90,7 +98,7 @@ final class SortPartition extends BlockingPartition {
         }
         entry.wrap(cache, (int) (position - cacheStart));
         index.check(entry, region, s, bytesOnDisk(), at.at(id(), dataFile, position));
-        channel.setSection(entry.sectionOffset(), entry.sectionLength());
+        cursor.setSection(entry.sectionOffset(), entry.sectionLength());
     }
 
     /**
@@ -140,12 +148,33 @@ final class SortPartition extends BlockingPartition {
     }
 
     @Override
+    synchronized FileChannel openForSending(Path file) throws IOException {
+        FileChannel open = openForRead(file);
+        senders++;
+        return open;
+    }
+
+    @Override
+    synchronized void doneSending(FileChannel channel) {
+        senders--;
+        FileChannel close = closeWhenSent;
+        if (senders == 0 && close != null) {
+            closeWhenSent = null;
+            super.doneReading(close);
+        }
+    }
+
+    @Override
     synchronized void closeReadChannels() {
         FileChannel data = dataChannel;
         dataChannel = null;
         cacheStart = -1;
         if (data != null) {
-            super.doneReading(data);
+            if (senders > 0) {
+                closeWhenSent = data;
+            } else {
+                super.doneReading(data);
+            }
         }
     }
 }
