@@ -51,6 +51,9 @@ final class RemoteInputGate implements InputGate {
      */
     static final int MAX_CREDIT = 8;
 
+    /** Pages of credit told to a server at once, while it has as many in hand (see Stream). */
+    static final int CREDIT_BATCH = MAX_CREDIT / 2;
+
     private final String name;
     private final BufferOwner owner;
     private final int capacity;
@@ -298,7 +301,7 @@ final class RemoteInputGate implements InputGate {
             stream.backlog = backlog;
             wantLocked(stream);
             availability.complete(null);
-            grants = grantLocked();
+            grants = grantLocked(stream);
         }
         sendGrants(grants);
     }
@@ -356,7 +359,7 @@ final class RemoteInputGate implements InputGate {
             }
             stream.backlog = backlog;
             wantLocked(stream);
-            grants = grantLocked();
+            grants = grantLocked(stream);
         }
         sendGrants(grants);
         if (corrupt != null) {
@@ -479,12 +482,16 @@ final class RemoteInputGate implements InputGate {
 
     /**
      * Grants pages to streams that want them while the gate holds fewer than its pages; returns the
-     * streams to tell (their {@code granted} counts). Asks the pool for a page within the guarantee
-     * when it has none to give at once; its arrival grants again.
+     * streams to tell now (their {@code granted} counts): those given pages, and {@code received}
+     * (whose data just used a page of credit), each if {@link Stream#shouldTell()}. Asks the pool
+     * for a page within the guarantee when it has none to give at once; its arrival grants again.
      */
     @GuardedBy("this")
-    private List<Stream> grantLocked() {
-        List<Stream> grants = List.of();
+    private List<Stream> grantLocked(@Nullable Stream received) {
+        List<Stream> given = new ArrayList<>(2);
+        if (received != null) {
+            given.add(received);
+        }
         while (!closed && failure == null && !wanting.isEmpty()) {
             Stream stream = wanting.peek();
             if (stream.ended || !stream.wants()) {
@@ -511,14 +518,17 @@ final class RemoteInputGate implements InputGate {
             wanting.poll();
             stream.queued = false;
             wantLocked(stream); // round-robin: to the back, if it wants more
-            if (stream.granted == 1) {
-                if (grants.isEmpty()) {
-                    grants = new ArrayList<>();
-                }
-                grants.add(stream);
+            if (!given.contains(stream)) {
+                given.add(stream);
             }
         }
-        return grants;
+        given.removeIf(stream -> !stream.shouldTell());
+        return given;
+    }
+
+    @GuardedBy("this")
+    private List<Stream> grantLocked() {
+        return grantLocked(null);
     }
 
     @GuardedBy("this")
@@ -656,6 +666,17 @@ final class RemoteInputGate implements InputGate {
          */
         boolean wants() {
             return !ended && credit.size() < Math.min(backlog, MAX_CREDIT);
+        }
+
+        /**
+         * Whether to tell the server of the pages granted since it was last told: once they are
+         * {@value #CREDIT_BATCH}, or once the credit it was told of and has not used up is less
+         * than that (so it never waits for a batch while it could send). One CREDIT message per
+         * batch rather than per page: a message and a wake-up less on each side per page.
+         */
+        boolean shouldTell() {
+            return granted > 0
+                    && (granted >= CREDIT_BATCH || credit.size() - granted < CREDIT_BATCH);
         }
 
         void dropCreditLocked() {

@@ -105,8 +105,9 @@ final class SectionSource {
      * @param messages what to write, in order; each written or released exactly once
      * @param bytes the frame bytes it carries
      * @param fromFiles of those, the bytes in file regions
+     * @param backlog the backlog its header tells
      */
-    record Piece(List<Object> messages, int bytes, int fromFiles) {}
+    record Piece(List<Object> messages, int bytes, int fromFiles, int backlog) {}
 
     /**
      * The next piece of stream {@code stream}, for a reader of {@code pageSize}-byte pages: runs of
@@ -217,7 +218,7 @@ final class SectionSource {
             if (buffer.writerIndex() > segment) {
                 messages.add(buffer.retainedSlice(segment, buffer.writerIndex() - segment));
             }
-            return new Piece(messages, bytes, fromFiles);
+            return new Piece(messages, bytes, fromFiles, backlog);
         }
 
         void drop() {

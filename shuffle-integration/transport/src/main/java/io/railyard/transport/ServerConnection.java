@@ -55,7 +55,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
         volatile boolean closed;
         int credit;
         int room;
-        boolean announced;
+        int told; // the backlog the reader heard last (with a piece, or announced)
         boolean waiting;
         @Nullable Outgoing current;
 
@@ -137,7 +137,6 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                 server.counters().credits.increment();
                 if (stream != null) {
                     stream.credit += pages;
-                    stream.announced = false;
                     pump(ctx, stream);
                 }
             }
@@ -381,8 +380,24 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Sends what the stream's credit and the connection allow; announces a backlog once when credit
-     * runs out; ends the stream when its gate finished.
+     * Tells the reader of {@code stream}, out of credit, that {@code backlog} pages wait, if that
+     * is more than it heard last: a reader grants credit while the backlog it heard is positive, so
+     * saying it again would only cost a message and a wake-up on each side. Returns whether it
+     * wrote.
+     */
+    private boolean announce(ChannelHandlerContext ctx, ServedStream stream, int backlog) {
+        if (backlog <= stream.told) {
+            return false;
+        }
+        stream.told = backlog;
+        server.counters().backlogs.increment();
+        ctx.write(Wire.twoIntFrame(ctx.alloc(), Wire.BACKLOG, stream.id, backlog));
+        return true;
+    }
+
+    /**
+     * Sends what the stream's credit and the connection allow; announces a backlog when credit runs
+     * out ({@link #announce}); ends the stream when its gate finished.
      */
     private void pump(ChannelHandlerContext ctx, ServedStream stream) {
         SectionSource files = stream.files;
@@ -404,17 +419,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             }
             if (stream.room == 0) {
                 if (stream.credit == 0) {
-                    if (!stream.announced) {
-                        stream.announced = true;
-                        server.counters().backlogs.increment();
-                        ctx.write(
-                                Wire.twoIntFrame(
-                                        ctx.alloc(),
-                                        Wire.BACKLOG,
-                                        stream.id,
-                                        backlog(stream, gate)));
-                        wrote = true;
-                    }
+                    wrote |= announce(ctx, stream, backlog(stream, gate));
                     break;
                 }
                 stream.credit--;
@@ -444,17 +449,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                     break;
                 }
                 if (stream.credit == 0) {
-                    if (!stream.announced) {
-                        stream.announced = true;
-                        server.counters().backlogs.increment();
-                        ctx.write(
-                                Wire.twoIntFrame(
-                                        ctx.alloc(),
-                                        Wire.BACKLOG,
-                                        stream.id,
-                                        Math.max(1, files.backlog(stream.pageSize))));
-                        wrote = true;
-                    }
+                    wrote |= announce(ctx, stream, Math.max(1, files.backlog(stream.pageSize)));
                     break;
                 }
                 SectionSource.Piece piece =
@@ -463,6 +458,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
                     continue; // hasNext said so: END next
                 }
                 stream.credit--;
+                stream.told = piece.backlog();
                 for (Object message : piece.messages()) {
                     ctx.write(message);
                 }
@@ -538,6 +534,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
             stream.current = null;
         }
         int backlog = backlog(stream, gate);
+        stream.told = backlog;
         ctx.write(Wire.dataHeader(ctx.alloc(), stream.id, out.buffer.channel(), backlog, piece));
         ctx.write(Unpooled.wrappedBuffer(bytes)).addListener(f -> out.pieceWritten());
         server.counters().bytesSent.add(piece);
