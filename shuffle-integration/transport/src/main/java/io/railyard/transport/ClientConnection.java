@@ -248,6 +248,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             idleIfEmpty();
             return;
         }
+        if (type == Wire.ERROR && body.getInt(body.readerIndex()) == 0) {
+            refused(body.skipBytes(Wire.ERROR_HEADER).toString(StandardCharsets.UTF_8));
+            return;
+        }
         if (nonce == null) {
             throw new ProtocolException(Wire.name(type) + " before HELLO");
         }
@@ -305,6 +309,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             streams.remove(stream.id);
             stream.gate.fail(error(kind, id, message));
             idleIfEmpty();
+        }
+    }
+
+    /**
+     * The server refused the whole connection (a TLS server, a reader without TLS): a configuration
+     * error, so every stream fails with {@code message} and nothing is retried.
+     */
+    private void refused(String message) {
+        LOG.log(Level.WARNING, message);
+        failAll(stream -> new IllegalStateException(message));
+        Channel ch = channel;
+        if (ch != null) {
+            ch.close();
         }
     }
 

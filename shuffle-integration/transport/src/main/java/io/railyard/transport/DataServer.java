@@ -176,6 +176,10 @@ public final class DataServer implements AutoCloseable {
                 Math.max(pageSize, 4096),
                 new ServerConnection(this),
                 tls == null ? null : tls.serverHandler(ch.alloc()));
+        if (tls != null) {
+            ch.pipeline()
+                    .addAfter(ch.pipeline().firstContext().name(), null, new PlaintextGuard(this));
+        }
     }
 
     /**

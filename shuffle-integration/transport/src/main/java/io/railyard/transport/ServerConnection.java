@@ -632,6 +632,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            if (ctx.channel().hasAttr(PlaintextGuard.REFUSED)) {
+                ctx.close(); // refused, counted and logged by the guard
+                return;
+            }
             server.counters().refused.increment();
             DataServer.log(
                     Level.WARNING,

@@ -28,7 +28,9 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>{@link #BACKLOG}</td><td>server → client</td><td>stream:int, backlog:int</td></tr>
  *   <tr><td>{@link #END}</td><td>server → client</td><td>stream:int</td></tr>
  *   <tr><td>{@link #ERROR}</td><td>server → client</td><td>stream:int, kind:byte,
- *       partition:int, attempt:int, message (UTF-8, the rest)</td></tr>
+ *       partition:int, attempt:int, message (UTF-8, the rest); stream 0 with kind {@link
+ *       #REFUSED}: the whole connection is refused (a reader without TLS at a TLS server, told in
+ *       plaintext)</td></tr>
  *   <tr><td>{@link #PING}</td><td>either</td><td>none (a heartbeat)</td></tr>
  * </table>
  *

@@ -103,6 +103,37 @@ class TransportTlsTest {
         }
     }
 
+    /**
+     * A reader without TLS at a data server with it: a configuration error named as one, not a lost
+     * worker (which would rerun producers for nothing).
+     */
+    @Test
+    void aPlaintextReader_atATlsServer_isRefusedInOneClearError() throws Exception {
+        try (TwoWorkers rig =
+                        new TwoWorkers(dir, TransportOptions.DEFAULT.withTls(tls("workers")));
+                TransportClient plaintext =
+                        new TransportClient(
+                                TransportOptions.DEFAULT,
+                                rig.reader.bufferPool(),
+                                TwoWorkers.OPTIONS)) {
+            rig.write(PartitionKind.SORT, 0, 1, 10);
+            try (InputGate gate =
+                    plaintext.openGate(
+                            "plaintext",
+                            List.of(rig.server.address()),
+                            List.of(new PartitionId(0, 0)),
+                            0,
+                            TwoWorkers.JOB,
+                            rig.secret)) {
+                assertThatThrownBy(() -> TwoWorkers.drain(gate))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("requires TLS");
+            }
+            assertThat(rig.server.stats().refused()).as("refused, counted").isEqualTo(1);
+            assertThat(rig.server.stats().streams()).isZero();
+        }
+    }
+
     @Test
     void aKeyStoreThatCannotBeUsed_isNamedInOneLine() throws Exception {
         Path missing = dir.resolve("missing.p12");
