@@ -1,5 +1,6 @@
 package io.railyard.deployment;
 
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
@@ -22,6 +23,9 @@ final class Envelope {
     static final int CODEC_DEFLATE = 1;
     private static final int CRC_BYTES = 4;
     private static final int MAX_DEFLATE_RATIO = 1032;
+
+    /** The inflation output's first size, at least (it grows with what inflates). */
+    private static final int FIRST_OUTPUT_BYTES = 64 * 1024;
 
     private Envelope() {}
 
@@ -177,14 +181,24 @@ final class Envelope {
         }
     }
 
+    /**
+     * Inflates {@code bytes[from, to)} to exactly {@code declared} bytes. The output grows with
+     * what inflates (doubling from {@value #FIRST_OUTPUT_BYTES} or 4× the input, up to {@code
+     * declared}), never ahead of it to the length the header claims: a forged length costs at most
+     * about three times the bytes that really inflate, not the claim.
+     */
     private static byte[] inflate(byte[] bytes, int from, int to, int declared) {
         Inflater inflater = new Inflater(true);
         try {
             inflater.setInput(bytes, from, to - from);
-            byte[] out = new byte[declared];
+            long first = Math.max(FIRST_OUTPUT_BYTES, 4L * (to - from));
+            byte[] out = new byte[(int) Math.min(declared, first)];
             int n = 0;
             while (n < declared) {
-                int got = inflater.inflate(out, n, declared - n);
+                if (n == out.length) {
+                    out = Arrays.copyOf(out, (int) Math.min(declared, 2L * out.length));
+                }
+                int got = inflater.inflate(out, n, out.length - n);
                 if (got == 0 && (inflater.finished() || inflater.needsInput())) {
                     break;
                 }
