@@ -35,7 +35,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -66,6 +69,7 @@ final class FaultyFileSystem implements Closeable {
     private volatile boolean eioOnClose;
     private volatile boolean eaccesOnOpenForRead;
     private volatile boolean eioOnRead;
+    private final AtomicReference<CountDownLatch @Nullable []> hold = new AtomicReference<>();
 
     FaultyFileSystem() {
         this.jimfs = Jimfs.newFileSystem(Configuration.unix());
@@ -114,6 +118,15 @@ final class FaultyFileSystem implements Closeable {
     /** Every read fails with {@code EIO}. */
     FaultyFileSystem eioOnRead() {
         this.eioOnRead = true;
+        return this;
+    }
+
+    /**
+     * The next write to a targeted file counts {@code entered} down and waits (up to 30 s) for
+     * {@code proceed}, then goes on: a test holds a writer inside its write.
+     */
+    FaultyFileSystem holdNextWrite(CountDownLatch entered, CountDownLatch proceed) {
+        this.hold.set(new CountDownLatch[] {entered, proceed});
         return this;
     }
 
@@ -186,7 +199,25 @@ final class FaultyFileSystem implements Closeable {
             return written;
         }
 
+        /** Holds this write if a test asked ({@link #holdNextWrite}). */
+        private void holdIfAsked() throws IOException {
+            CountDownLatch[] latches = hold.getAndSet(null);
+            if (latches == null) {
+                return;
+            }
+            latches[0].countDown();
+            try {
+                if (!latches[1].await(30, TimeUnit.SECONDS)) {
+                    throw new IOException("held write not released in 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("held write interrupted");
+            }
+        }
+
         private int writeSome(ByteBuffer source, long position) throws IOException {
+            holdIfAsked();
             int allowed = allowance(source.remaining());
             ByteBuffer part = source.duplicate();
             part.limit(part.position() + allowed);
