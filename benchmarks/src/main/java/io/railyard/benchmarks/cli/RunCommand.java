@@ -92,10 +92,18 @@ final class RunCommand implements Callable<Integer> {
             description = "workers, 1..256 (default ${DEFAULT-VALUE})")
     private int workers = 2;
 
+    /**
+     * Slots of all workers together at most: each runs its task on a platform thread of this
+     * process (256 × 4096 would ask for a million threads, and a network pool per worker).
+     */
+    static final int MAX_SLOTS = 4096;
+
     @Option(
             names = "--slots",
             paramLabel = "S",
-            description = "slots per worker, 1..4096 (default ${DEFAULT-VALUE})")
+            description =
+                    "slots per worker, 1..4096, at most 4096 over all workers (default"
+                            + " ${DEFAULT-VALUE})")
     private int slots = 8;
 
     @Option(
@@ -195,6 +203,18 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         OptionChecks.range(spec, "--workers", workers, 1, 256);
         OptionChecks.range(spec, "--slots", slots, 1, 4096);
+        if ((long) workers * slots > MAX_SLOTS) {
+            throw OptionChecks.usage(
+                    spec,
+                    String.format(
+                            Locale.ROOT,
+                            "--workers × --slots must be at most %d (each slot runs its task on a"
+                                    + " thread of this process), was %d × %d = %d",
+                            MAX_SLOTS,
+                            workers,
+                            slots,
+                            (long) workers * slots));
+        }
         OptionChecks.range(spec, "--records", records, 0, JobFile.MAX_RECORDS_PER_SUBTASK);
         OptionChecks.range(spec, "--record-bytes", recordBytes, 8, 1 << 20);
         OptionChecks.range(spec, "--max-restarts", maxRestarts, 0, 1_000_000);

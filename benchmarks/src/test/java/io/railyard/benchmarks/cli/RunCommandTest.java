@@ -160,6 +160,22 @@ class RunCommandTest {
         }
     }
 
+    /**
+     * Each slot runs its task on a thread of this process: slots beyond what a process holds are
+     * refused before a thread starts, in one line naming both options and the product.
+     */
+    @Test
+    void moreSlotsThanAProcessHolds_areRefusedInOneLine() throws Exception {
+        Path job = InspectCommandTest.file(dir, DIAMOND);
+        CliRun bad = run("--job", job.toString(), "--workers", "256", "--slots", "4096");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err().strip())
+                .isEqualTo(
+                        "run: --workers × --slots must be at most 4096 (each slot runs its task on"
+                                + " a thread of this process), was 256 × 4096 = 1048576 (see"
+                                + " 'benchmarks.jar run --help')");
+    }
+
     private JsonNode runToJson(Path job, String... more) throws Exception {
         Path json = Files.createTempFile(dir, "run", ".json");
         String[] args = new String[more.length + 4];
