@@ -70,7 +70,8 @@ public final class ShuffleDirectory implements AutoCloseable {
     /**
      * Creates a new, empty directory under parent named prefix + a unique suffix, with the marker
      * naming this process (pid and process start instant). prefix: 1..64 of [A-Za-z0-9._-]. Creates
-     * parent if missing.
+     * parent if missing. On a POSIX file system the directory is its owner's alone (0700, as {@link
+     * Files#createTempDirectory} makes it, whatever the umask): it often sits in a shared place.
      *
      * @throws IllegalArgumentException if {@code prefix} is not 1 to 64 of {@code [A-Za-z0-9._-]}
      * @throws IOException if the parent or the directory cannot be created, or the marker written

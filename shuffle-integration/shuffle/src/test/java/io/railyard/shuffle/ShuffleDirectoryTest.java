@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -67,6 +68,21 @@ class ShuffleDirectoryTest {
         directory.close(); // idempotent
         try (ShuffleDirectory again = ShuffleDirectory.create(parent, "job-1.a_b")) {
             assertThat(again.path()).isNotEqualTo(path);
+        }
+    }
+
+    /**
+     * Railyard's directories sit in shared places (the temp directory): on a POSIX file system only
+     * their owner may list, enter or write them (0700), whatever the umask.
+     */
+    @Test
+    void create_onPosix_isTheOwnersAlone() throws IOException {
+        assumeTrue(root.getFileSystem().supportedFileAttributeViews().contains("posix"));
+        try (ShuffleDirectory directory = ShuffleDirectory.create(root, "private")) {
+            assertThat(
+                            PosixFilePermissions.toString(
+                                    Files.getPosixFilePermissions(directory.path())))
+                    .isEqualTo("rwx------");
         }
     }
 
