@@ -40,6 +40,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +55,9 @@ import org.jspecify.annotations.Nullable;
  * on {@link #main}; the workers report their attempts' ends here and each report is posted to it.
  */
 final class JobRun implements TaskListener {
+    /** Runs started in this process, to number their JobManager threads. */
+    private static final AtomicInteger RUNS = new AtomicInteger();
+
     private static final AtomicLong NEXT_JOB = new AtomicLong();
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -99,7 +103,10 @@ final class JobRun implements TaskListener {
         this.main =
                 Executors.newSingleThreadScheduledExecutor(
                         task -> {
-                            Thread thread = new Thread(task, "railyard-jobmaster");
+                            // Numbered: a confinement check or a thread dump names which job's.
+                            Thread thread =
+                                    new Thread(
+                                            task, "railyard-jobmaster-" + RUNS.incrementAndGet());
                             thread.setDaemon(true);
                             return thread;
                         });
