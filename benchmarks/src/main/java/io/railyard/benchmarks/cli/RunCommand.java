@@ -201,28 +201,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        OptionChecks.range(spec, "--workers", workers, 1, 256);
-        OptionChecks.range(spec, "--slots", slots, 1, 4096);
-        if ((long) workers * slots > MAX_SLOTS) {
-            throw OptionChecks.usage(
-                    spec,
-                    String.format(
-                            Locale.ROOT,
-                            "--workers × --slots must be at most %d (each slot runs its task on a"
-                                    + " thread of this process), was %d × %d = %d",
-                            MAX_SLOTS,
-                            workers,
-                            slots,
-                            (long) workers * slots));
-        }
-        OptionChecks.range(spec, "--records", records, 0, JobFile.MAX_RECORDS_PER_SUBTASK);
-        OptionChecks.range(spec, "--record-bytes", recordBytes, 8, 1 << 20);
-        OptionChecks.range(spec, "--max-restarts", maxRestarts, 0, 1_000_000);
-        OptionChecks.range(spec, "--memory-mib", memoryMib, 1, 65_536);
-        OptionChecks.range(spec, "--timeout-s", timeoutSeconds, 1, 86_400);
-        if (!(failRate >= 0 && failRate <= 1)) {
-            throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
-        }
+        checkNumbers();
         PartitionKind blocking = blocking(shuffle);
         boolean tcp = OptionChecks.transport(spec, "--transport", transport);
         TransportTls tls = OptionChecks.tls(spec, tlsKeyStore, tcp);
@@ -280,6 +259,32 @@ final class RunCommand implements Callable<Integer> {
             logic = logic.withSource(source.vertex(), sourceRecords(source, records));
         }
         return failRate > 0 ? logic.failingAtRate(failRate) : logic;
+    }
+
+    /** Checks the numeric options: each in its range, and the slots of all workers together. */
+    private void checkNumbers() {
+        OptionChecks.range(spec, "--workers", workers, 1, 256);
+        OptionChecks.range(spec, "--slots", slots, 1, 4096);
+        if ((long) workers * slots > MAX_SLOTS) {
+            throw OptionChecks.usage(
+                    spec,
+                    String.format(
+                            Locale.ROOT,
+                            "--workers × --slots must be at most %d (each slot runs its task on a"
+                                    + " thread of this process), was %d × %d = %d",
+                            MAX_SLOTS,
+                            workers,
+                            slots,
+                            (long) workers * slots));
+        }
+        OptionChecks.range(spec, "--records", records, 0, JobFile.MAX_RECORDS_PER_SUBTASK);
+        OptionChecks.range(spec, "--record-bytes", recordBytes, 8, 1 << 20);
+        OptionChecks.range(spec, "--max-restarts", maxRestarts, 0, 1_000_000);
+        OptionChecks.range(spec, "--memory-mib", memoryMib, 1, 65_536);
+        OptionChecks.range(spec, "--timeout-s", timeoutSeconds, 1, 86_400);
+        if (!(failRate >= 0 && failRate <= 1)) {
+            throw OptionChecks.usage(spec, "--fail-rate must be in [0, 1], was " + failRate);
+        }
     }
 
     /**
