@@ -488,8 +488,9 @@ final class RemoteInputGate implements InputGate {
      */
     @GuardedBy("this")
     private List<Stream> grantLocked(@Nullable Stream received) {
-        List<Stream> given = new ArrayList<>(2);
-        if (received != null) {
+        List<Stream> given = List.of(); // allocated only when a stream is told
+        if (received != null && received.shouldTell()) {
+            given = new ArrayList<>(2);
             given.add(received);
         }
         while (!closed && failure == null && !wanting.isEmpty()) {
@@ -518,11 +519,13 @@ final class RemoteInputGate implements InputGate {
             wanting.poll();
             stream.queued = false;
             wantLocked(stream); // round-robin: to the back, if it wants more
-            if (!given.contains(stream)) {
+            if (stream.shouldTell() && !given.contains(stream)) {
+                if (given.isEmpty()) {
+                    given = new ArrayList<>(2);
+                }
                 given.add(stream);
             }
         }
-        given.removeIf(stream -> !stream.shouldTell());
         return given;
     }
 

@@ -2,6 +2,7 @@ package io.railyard.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
@@ -78,26 +79,11 @@ class TransportTlsTest {
     void aReaderWithAnotherKeyStore_isRefusedAtTheHandshake_inOneClearError() throws Exception {
         TransportTls workers = tls("workers");
         TransportTls stranger = tls("stranger");
-        try (TwoWorkers rig = new TwoWorkers(dir, TransportOptions.DEFAULT.withTls(workers));
-                TransportClient intruder =
-                        new TransportClient(
-                                TransportOptions.DEFAULT.withTls(stranger),
-                                rig.reader.bufferPool(),
-                                TwoWorkers.OPTIONS)) {
-            rig.write(PartitionKind.SORT, 0, 1, 10);
-            try (InputGate gate =
-                    intruder.openGate(
-                            "intruder",
-                            List.of(rig.server.address()),
-                            List.of(new PartitionId(0, 0)),
-                            0,
-                            TwoWorkers.JOB,
-                            rig.secret)) {
-                assertThatThrownBy(() -> TwoWorkers.drain(gate))
-                        .isInstanceOf(IllegalStateException.class)
-                        .hasMessageContaining("TLS handshake with worker at")
-                        .hasMessageContaining("failed");
-            }
+        try (TwoWorkers rig = new TwoWorkers(dir, TransportOptions.DEFAULT.withTls(workers))) {
+            assertThat(readFailure(rig, TransportOptions.DEFAULT.withTls(stranger), "intruder"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("TLS handshake with worker at")
+                    .hasMessageContaining("failed");
             assertThat(rig.server.stats().streams()).as("streams opened").isZero();
             assertThat(rig.server.stats().bytesSent()).isZero();
         }
@@ -110,27 +96,33 @@ class TransportTlsTest {
     @Test
     void aPlaintextReader_atATlsServer_isRefusedInOneClearError() throws Exception {
         try (TwoWorkers rig =
-                        new TwoWorkers(dir, TransportOptions.DEFAULT.withTls(tls("workers")));
-                TransportClient plaintext =
-                        new TransportClient(
-                                TransportOptions.DEFAULT,
-                                rig.reader.bufferPool(),
-                                TwoWorkers.OPTIONS)) {
-            rig.write(PartitionKind.SORT, 0, 1, 10);
-            try (InputGate gate =
-                    plaintext.openGate(
-                            "plaintext",
-                            List.of(rig.server.address()),
-                            List.of(new PartitionId(0, 0)),
-                            0,
-                            TwoWorkers.JOB,
-                            rig.secret)) {
-                assertThatThrownBy(() -> TwoWorkers.drain(gate))
-                        .isInstanceOf(IllegalStateException.class)
-                        .hasMessageContaining("requires TLS");
-            }
+                new TwoWorkers(dir, TransportOptions.DEFAULT.withTls(tls("workers")))) {
+            assertThat(readFailure(rig, TransportOptions.DEFAULT, "plaintext"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("requires TLS");
             assertThat(rig.server.stats().refused()).as("refused, counted").isEqualTo(1);
             assertThat(rig.server.stats().streams()).isZero();
+        }
+    }
+
+    /**
+     * Writes a partition at {@code rig}'s server and reads it with a client of {@code options} of
+     * its own: what the read failed with (the test fails if it does not).
+     */
+    private static Throwable readFailure(TwoWorkers rig, TransportOptions options, String name)
+            throws Exception {
+        rig.write(PartitionKind.SORT, 0, 1, 10);
+        try (TransportClient client =
+                        new TransportClient(options, rig.reader.bufferPool(), TwoWorkers.OPTIONS);
+                InputGate gate =
+                        client.openGate(
+                                name,
+                                List.of(rig.server.address()),
+                                List.of(new PartitionId(0, 0)),
+                                0,
+                                TwoWorkers.JOB,
+                                rig.secret)) {
+            return catchThrowable(() -> TwoWorkers.drain(gate));
         }
     }
 

@@ -130,6 +130,15 @@ public final class FrameCodec {
      */
     public int frameLength(FrameHeader header, FrameContext at)
             throws CorruptPartitionFileException {
+        return frameLength(header, pageSize, at);
+    }
+
+    /**
+     * {@link #frameLength(FrameHeader, FrameContext)} for frames of {@code pageSize}-byte pages,
+     * for a reader that checks frames without opening them (no codec needed). Stateless.
+     */
+    public static int frameLength(FrameHeader header, int pageSize, FrameContext at)
+            throws CorruptPartitionFileException {
         int magic = header.magic();
         if (magic != FrameHeader.MAGIC) {
             throw at.corrupt("bad frame magic 0x" + Integer.toHexString(magic));

@@ -4,10 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One input channel of a gate: a cursor over the sections of one subpartition of one partition (for
- * a blocking partition: region, byte offset, bytes left in the section, next frame number of its
- * lane and of the broadcast lane; for a hybrid one: its {@link HybridReader}). The cursor fields
- * are confined to the IO thread; {@code done} is volatile. Its turn (waiting, in service) is its
- * gate's, kept by the gate under its lock.
+ * a blocking partition: region, byte offset, bytes left in the section, frame order of its lanes;
+ * for a hybrid one: its {@link HybridReader}). The cursor fields are confined to the IO thread;
+ * {@code done} is volatile. Its turn (waiting, in service) is its gate's, kept by the gate under
+ * its lock.
  */
 final class ChannelReader implements Runnable, SectionCursor {
     final LocalInputGate gate;
@@ -27,14 +27,14 @@ final class ChannelReader implements Runnable, SectionCursor {
     int region;
     long offset;
     long remaining;
-    int laneSequence;
-    int broadcastSequence;
+    final LaneOrder order;
 
     ChannelReader(LocalInputGate gate, int index, ResultPartition partition, int subpartition) {
         this.gate = gate;
         this.index = index;
         this.partition = partition;
         this.subpartition = subpartition;
+        this.order = new LaneOrder(subpartition);
     }
 
     @Override

@@ -68,15 +68,14 @@ final class HybridReader {
     private @Nullable FileChannel file;
     private Path path = NO_FILE;
     private long position;
-    // Continuity: the next frame numbers.
-    private int laneSequence;
-    private int broadcastSequence;
+    private final LaneOrder order; // continuity: the next frame numbers
     private int took;
 
     /** A reader of {@code subpartition} at its first frame; {@code waker} runs on new data. */
     HybridReader(HybridPartition partition, int subpartition, Runnable waker) {
         this.partition = partition;
         this.subpartition = subpartition;
+        this.order = new LaneOrder(subpartition);
         this.waker = waker;
     }
 
@@ -236,7 +235,7 @@ final class HybridReader {
                 throw context.corrupt(
                         "frame of " + frameLength + " bytes runs past its section or page");
             }
-            checkLane(header, context);
+            order.check(header, context);
             ByteBuffer stored =
                     buffer.limit(inPage + frameLength).position(inPage + FrameHeader.BYTES);
             boolean accepted;
@@ -248,7 +247,7 @@ final class HybridReader {
             if (!accepted) {
                 return false;
             }
-            countFrame(header);
+            order.count(header);
             at += frameLength;
             took += frameLength;
         }
@@ -292,11 +291,11 @@ final class HybridReader {
             if (at + frameLength > got) {
                 return checkNotTruncated(got < length, context);
             }
-            checkLane(header, context);
+            order.check(header, context);
             if (!sink.accept(header, staging.stored(at, frameLength), context)) {
                 return false;
             }
-            countFrame(header);
+            order.count(header);
             at += frameLength;
             took += frameLength;
         }
@@ -310,30 +309,5 @@ final class HybridReader {
             throw context.corrupt("the file ends inside a frame (truncated)");
         }
         return true;
-    }
-
-    private void checkLane(FrameHeader header, FrameContext context)
-            throws CorruptPartitionFileException {
-        int lane = header.lane();
-        int expected;
-        if (lane == FrameCodec.BROADCAST_LANE) {
-            expected = broadcastSequence;
-        } else if (lane == subpartition) {
-            expected = laneSequence;
-        } else {
-            throw context.corrupt(
-                    "frame of lane " + lane + " in a section of subpartition " + subpartition);
-        }
-        if (header.sequence() != expected) {
-            throw context.corrupt("frame number " + header.sequence() + ", expected " + expected);
-        }
-    }
-
-    private void countFrame(FrameHeader header) {
-        if (header.lane() == FrameCodec.BROADCAST_LANE) {
-            broadcastSequence++;
-        } else {
-            laneSequence++;
-        }
     }
 }

@@ -684,15 +684,11 @@ final class IoScheduler implements AutoCloseable {
                 checkNotTruncated(eof);
                 return;
             }
-            checkLane(channel, header);
+            channel.order.check(header, context);
             if (!deliverFrame(channel, header, staging.stored(position, frameLength), context)) {
                 return;
             }
-            if (header.lane() == FrameCodec.BROADCAST_LANE) {
-                channel.broadcastSequence++;
-            } else {
-                channel.laneSequence++;
-            }
+            channel.order.count(header);
             channel.offset += frameLength;
             channel.remaining -= frameLength;
             if (channel.remaining == 0
@@ -705,27 +701,6 @@ final class IoScheduler implements AutoCloseable {
     private void checkNotTruncated(boolean eof) throws CorruptPartitionFileException {
         if (eof) {
             throw context.corrupt("the data file ends inside a frame (truncated)");
-        }
-    }
-
-    private void checkLane(ChannelReader channel, FrameHeader header)
-            throws CorruptPartitionFileException {
-        int lane = header.lane();
-        int sequence = header.sequence();
-        int expected;
-        if (lane == FrameCodec.BROADCAST_LANE) {
-            expected = channel.broadcastSequence;
-        } else if (lane == channel.subpartition()) {
-            expected = channel.laneSequence;
-        } else {
-            throw context.corrupt(
-                    "frame of lane "
-                            + lane
-                            + " in a section of subpartition "
-                            + channel.subpartition());
-        }
-        if (sequence != expected) {
-            throw context.corrupt("frame number " + sequence + ", expected " + expected);
         }
     }
 

@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
 public final class SectionReader implements SectionCursor, AutoCloseable {
     private final BlockingPartition partition;
     private final int subpartition;
-    private final FrameCodec codec;
+    private final int pageSize; // of the frames: the holder's
     private final LongAdder bytesRead;
     private final ByteBuffer headerBytes = ByteBuffer.allocate(FrameHeader.BYTES);
     private final FrameHeader header = new FrameHeader().wrap(headerBytes, 0);
@@ -46,8 +46,7 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
     private int region = -1;
     private long offset;
     private long remaining;
-    private int laneSequence;
-    private int broadcastSequence;
+    private final LaneOrder order;
     private int peeked = -1; // the checked length of the frame at offset, or -1
     private boolean done;
     private long bytesLeft;
@@ -59,7 +58,8 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
             LongAdder bytesRead) {
         this.partition = partition;
         this.subpartition = subpartition;
-        this.codec = new FrameCodec(options);
+        this.pageSize = options.pageSizeBytes();
+        this.order = new LaneOrder(subpartition);
         this.bytesRead = bytesRead;
     }
 
@@ -150,7 +150,7 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
             if (bytes + length > maxBytes || payload + opened > maxPayload) {
                 break;
             }
-            countLane(header);
+            order.count(header);
             peeked = -1;
             bytesLeft -= length;
             bytes += length;
@@ -190,7 +190,7 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
         while (want - bytes >= FrameHeader.BYTES) {
             inMemory.wrap(into, start + bytes);
             context.at(partition.id(), held.path, offset + bytes);
-            int length = codec.frameLength(inMemory, context);
+            int length = FrameCodec.frameLength(inMemory, pageSize, context);
             if (length > remaining - bytes) {
                 throw context.corrupt(
                         "frame of "
@@ -203,8 +203,8 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
             if (length > want - bytes || payload + opened > maxPayload) {
                 break;
             }
-            checkLane(inMemory);
-            countLane(inMemory);
+            order.check(inMemory, context);
+            order.count(inMemory);
             bytes += length;
             payload += opened;
             frames++;
@@ -332,7 +332,7 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
             throw lost(e);
         }
         headerBytes.clear();
-        int length = codec.frameLength(header, context);
+        int length = FrameCodec.frameLength(header, pageSize, context);
         if (length > remaining) {
             throw context.corrupt(
                     "frame of "
@@ -344,33 +344,9 @@ public final class SectionReader implements SectionCursor, AutoCloseable {
         if (offset + length > fileSize) {
             throw context.corrupt("the data file ends inside a frame (truncated)");
         }
-        checkLane(header);
+        order.check(header, context);
         peeked = length;
         return length;
-    }
-
-    private void countLane(FrameHeader frame) {
-        if (frame.lane() == FrameCodec.BROADCAST_LANE) {
-            broadcastSequence++;
-        } else {
-            laneSequence++;
-        }
-    }
-
-    private void checkLane(FrameHeader frame) throws CorruptPartitionFileException {
-        int lane = frame.lane();
-        int expected;
-        if (lane == FrameCodec.BROADCAST_LANE) {
-            expected = broadcastSequence;
-        } else if (lane == subpartition) {
-            expected = laneSequence;
-        } else {
-            throw context.corrupt(
-                    "frame of lane " + lane + " in a section of subpartition " + subpartition);
-        }
-        if (frame.sequence() != expected) {
-            throw context.corrupt("frame number " + frame.sequence() + ", expected " + expected);
-        }
     }
 
     private PartitionLostException lost(IOException e) {

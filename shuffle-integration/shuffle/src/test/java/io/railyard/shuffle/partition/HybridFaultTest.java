@@ -339,37 +339,33 @@ class HybridFaultTest {
      */
     @SpillingModes
     void release_duringASpill_noCrash_pagesBack(PartitionKind mode) throws Exception {
-        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
-        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
         SplittableRandom random = new SplittableRandom(7);
         Stream stream = stream(2);
-        int unfinished = 0;
-        try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
-            for (int round = 0; round < 20; round++) {
-                HybridPartitionWriter writer =
-                        ShuffleHarness.hybrid(worker, ShuffleHarness.id(round), 2, mode);
-                write(writer, stream, 0, stream.targets().length);
-                HybridPartition partition = writer.finish();
-                partition.requestSpill(Integer.MAX_VALUE);
-                spin(random.nextInt(2_000_000));
-                unfinished += partition.residentPages() > 0 ? 1 : 0; // racing the spill
-                partition.release();
-                assertPagesBack(worker);
-                assertNoFile(dir);
-            }
-            HybridPartition after = writeResident(worker, mode, 2, stream);
-            try (InputGate gate = worker.openGate("after", List.of(after), 1)) {
-                ShuffleHarness.assertRecords(
-                        ShuffleHarness.drain(gate).get(0), stream.expected(1), "after");
-            }
-            after.release();
-        } finally {
-            Thread.setDefaultUncaughtExceptionHandler(previous);
-        }
+        int[] unfinished = {0};
+        List<Throwable> uncaught =
+                uncaughtDuring(
+                        () -> {
+                            try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
+                                for (int round = 0; round < 20; round++) {
+                                    HybridPartitionWriter writer =
+                                            ShuffleHarness.hybrid(
+                                                    worker, ShuffleHarness.id(round), 2, mode);
+                                    write(writer, stream, 0, stream.targets().length);
+                                    HybridPartition partition = writer.finish();
+                                    partition.requestSpill(Integer.MAX_VALUE);
+                                    spin(random.nextInt(2_000_000));
+                                    // racing the spill
+                                    unfinished[0] += partition.residentPages() > 0 ? 1 : 0;
+                                    partition.release();
+                                    assertPagesBack(worker);
+                                    assertNoFile(dir);
+                                }
+                                assertServesOn(worker, mode, stream);
+                            }
+                        });
         System.out.printf(
                 "release during a spill (%s): released with the spill queued or running in %s of 20%n",
-                mode, unfinished);
+                mode, unfinished[0]);
         assertThat(uncaught).as("exceptions thrown on the IO thread").isEmpty();
     }
 
@@ -384,47 +380,82 @@ class HybridFaultTest {
     @Test
     void release_whileTheSpillIsWriting_noCrash_pagesBack_noFile() throws Exception {
         PartitionKind mode = PartitionKind.HYBRID_SELECTIVE;
+        Stream stream = stream(2);
+        List<Throwable> uncaught =
+                uncaughtDuring(
+                        () -> {
+                            try (FaultyFileSystem fs = new FaultyFileSystem()) {
+                                Path root = fs.path("/shuffle");
+                                try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, root)) {
+                                    releaseInsideTheSpillsWrite(
+                                            fs, writeResident(worker, mode, 2, stream));
+                                    assertPagesBack(worker);
+                                    assertNoFile(root);
+                                    assertServesOn(worker, mode, stream);
+                                }
+                            }
+                        });
+        assertThat(uncaught).as("exceptions thrown on the IO thread").isEmpty();
+    }
+
+    /**
+     * Spills {@code partition} and releases it from another thread while {@code fs} holds the
+     * spill's write; returns once the release returned.
+     */
+    private static void releaseInsideTheSpillsWrite(FaultyFileSystem fs, HybridPartition partition)
+            throws Exception {
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        fs.target(name -> true).holdNextWrite(writing, proceed);
+        partition.requestSpill(Integer.MAX_VALUE);
+        assertThat(writing.await(10, TimeUnit.SECONDS))
+                .as("the IO thread inside the spill's write")
+                .isTrue();
+        CompletableFuture<Void> release =
+                CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                partition.release();
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        });
+        Thread.sleep(50); // the release starts while the write is held
+        proceed.countDown();
+        release.get(10, TimeUnit.SECONDS);
+        assertThat(partition.isReleased()).isTrue();
+    }
+
+    /** The IO thread serves on: a fresh resident partition reads back exactly. */
+    private static void assertServesOn(ShuffleWorker worker, PartitionKind mode, Stream stream)
+            throws Exception {
+        HybridPartition after = writeResident(worker, mode, 2, stream);
+        try (InputGate gate = worker.openGate("after", List.of(after), 1)) {
+            ShuffleHarness.assertRecords(
+                    ShuffleHarness.drain(gate).get(0), stream.expected(1), "after");
+        }
+        after.release();
+    }
+
+    /** What {@link #uncaughtDuring} runs. */
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with every thread's uncaught exceptions collected (the default handler
+     * swapped meanwhile); returns them.
+     */
+    private static List<Throwable> uncaughtDuring(Body body) throws Exception {
         List<Throwable> uncaught = new CopyOnWriteArrayList<>();
         Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
         Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
-        Stream stream = stream(2);
-        try (FaultyFileSystem fs = new FaultyFileSystem()) {
-            Path root = fs.path("/shuffle");
-            try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, root)) {
-                HybridPartition partition = writeResident(worker, mode, 2, stream);
-                CountDownLatch writing = new CountDownLatch(1);
-                CountDownLatch proceed = new CountDownLatch(1);
-                fs.target(name -> true).holdNextWrite(writing, proceed);
-                partition.requestSpill(Integer.MAX_VALUE);
-                assertThat(writing.await(10, TimeUnit.SECONDS))
-                        .as("the IO thread inside the spill's write")
-                        .isTrue();
-                CompletableFuture<Void> release =
-                        CompletableFuture.runAsync(
-                                () -> {
-                                    try {
-                                        partition.release();
-                                    } catch (IOException e) {
-                                        throw new UncheckedIOException(e);
-                                    }
-                                });
-                Thread.sleep(50); // the release starts while the write is held
-                proceed.countDown();
-                release.get(10, TimeUnit.SECONDS);
-                assertThat(partition.isReleased()).isTrue();
-                assertPagesBack(worker);
-                assertNoFile(root);
-                HybridPartition after = writeResident(worker, mode, 2, stream);
-                try (InputGate gate = worker.openGate("after", List.of(after), 1)) {
-                    ShuffleHarness.assertRecords(
-                            ShuffleHarness.drain(gate).get(0), stream.expected(1), "after");
-                }
-                after.release();
-            }
+        try {
+            body.run();
         } finally {
             Thread.setDefaultUncaughtExceptionHandler(previous);
         }
-        assertThat(uncaught).as("exceptions thrown on the IO thread").isEmpty();
+        return uncaught;
     }
 
     private static void spin(long nanos) {
