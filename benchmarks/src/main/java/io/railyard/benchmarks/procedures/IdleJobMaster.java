@@ -2,7 +2,9 @@ package io.railyard.benchmarks.procedures;
 
 import io.railyard.deployment.JobId;
 import io.railyard.deployment.WorkerTable;
+import io.railyard.failover.FailureHandling;
 import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.jobmaster.DeployFailureListener;
 import io.railyard.jobmaster.JobMaster;
 import io.railyard.jobmaster.WorkerGateway;
 import io.railyard.topology.JobGraph;
@@ -56,10 +58,20 @@ public final class IdleJobMaster {
      * workers); the calling thread owns it.
      */
     public static JobMaster of(JobGraph graph, WorkerGateway gateway) {
-        return JobMaster.builder(graph, WORKER_TABLE, gateway)
+        return JobMaster.builder(graph, WORKER_TABLE, gateway, new NoDeployFailures())
                 .jobId(new JobId(0, graph.numTasks()))
                 .restartPolicy(RestartBackoffPolicy.fixedDelay(3, Duration.ofSeconds(1)))
                 .build();
+    }
+
+    /** A benchmark's deploys do not fail: one that does ends the benchmark with its cause. */
+    private static final class NoDeployFailures implements DeployFailureListener {
+        @Override
+        public void deployFailed(int task, int attempt, FailureHandling handling) {
+            throw new IllegalStateException(
+                    "task " + task + " attempt " + attempt + " could not be deployed",
+                    handling.cause());
+        }
     }
 
     /** Ships nothing. */

@@ -104,10 +104,12 @@ final class DeploymentQueue {
     /**
      * Deploys the next slice of queued tasks to {@code consumer}; returns whether tasks remain.
      *
-     * @throws IOException as {@link DeploymentSlices#runSlice}; the queue is then cleared (the
-     *     tasks after the failed one are not deployed)
+     * @throws FailedDeploy if creating a task's descriptor or shipping it failed: the slice stops
+     *     there and that task stays the next one, until its failure is handled — a restart bumps
+     *     its attempt (call {@link #invalidate()}), a failed job {@link #clear()}s the queue
+     * @throws RuntimeException as {@link DeploymentSlices#runSlice}; the queue is then cleared
      */
-    boolean runSlice(DeploymentSlices.DescriptorConsumer consumer) throws IOException {
+    boolean runSlice(DeploymentSlices.DescriptorConsumer consumer) throws FailedDeploy {
         if (stale || slices == null || !slices.hasMore()) {
             refill();
         }
@@ -117,11 +119,30 @@ final class DeploymentQueue {
         }
         try {
             current.runSlice(consumer);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            int task = current.nextTask();
+            throw new FailedDeploy(task, currentAttempt.applyAsInt(task), e);
+        } catch (RuntimeException e) {
             clear();
             throw e;
         }
         return hasMore();
+    }
+
+    /** Attempt {@link #attempt} of task {@link #task} could not be deployed: the cause says why. */
+    static final class FailedDeploy extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        final int task;
+        final int attempt;
+        final IOException failure;
+
+        FailedDeploy(int task, int attempt, IOException failure) {
+            super("task " + task + " attempt " + attempt + " could not be deployed", failure);
+            this.task = task;
+            this.attempt = attempt;
+            this.failure = failure;
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
 import it.unimi.dsi.fastutil.ints.IntList;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,6 +35,13 @@ import org.jspecify.annotations.Nullable;
  *       — within the event, or in slices between which the main thread serves other events ({@link
  *       Builder#deployInSlices}; a restart decided between two slices drops the restarted regions'
  *       tasks not deployed yet).
+ *   <li>A deploy that fails — the gateway's {@link WorkerGateway#deploy} or the creation of the
+ *       task's descriptor (offloading a group to the blob store) throws an {@link IOException} — is
+ *       that attempt's failure: once the event's scheduler call has returned, the failover decides
+ *       about it as about a reported failure and the {@link DeployFailureListener} hears the
+ *       decision, which the embedding master runs as it runs {@link #onTaskFailed}'s. The tasks
+ *       queued after the failed one are still deployed unless the decision restarts them; a region
+ *       is never left half deployed while the scheduler counts it as running.
  *   <li>A failure ({@link #onTaskFailed}) may name the lost partition with its attempt: a report
  *       about an older attempt's partition does not mark the current one lost. On a restart
  *       decision the restart set's running tasks are cancelled, their partitions released on their
@@ -64,7 +72,10 @@ public final class JobMaster implements AutoCloseable {
     private final TaskRangeCursor cursor;
     private final DeploymentQueue deployments;
     private final @Nullable MainThreadExecutor mainThread; // null: deploy within the event
+    private final DeployFailureListener deployFailures;
     private boolean slicePosted; // a slice step is queued on the main thread
+    // Tasks whose deploy failed in the current event or slice, handled once the scheduler returned.
+    private final ArrayDeque<DeploymentQueue.FailedDeploy> failedDeploys = new ArrayDeque<>();
     // The first I/O failure of the current event's actions (the rest suppressed in it), thrown
     // once the scheduler has returned.
     private @Nullable IOException eventFailure;
@@ -91,24 +102,31 @@ public final class JobMaster implements AutoCloseable {
                         scheduler.failover()::attempt,
                         builder.budget);
         this.mainThread = builder.mainThread;
+        this.deployFailures = builder.deployFailures;
     }
 
     /**
      * A builder of the JobManager core of {@code graph}, whose tasks run on {@code workers} and are
-     * reached through {@code gateway}. See {@link Builder} for the settings and their defaults.
+     * reached through {@code gateway}; {@code deployFailures} hears the decisions about tasks that
+     * could not be deployed. See {@link Builder} for the settings and their defaults.
      */
-    public static Builder builder(JobGraph graph, WorkerTable workers, WorkerGateway gateway) {
-        return new Builder(graph, workers, gateway);
+    public static Builder builder(
+            JobGraph graph,
+            WorkerTable workers,
+            WorkerGateway gateway,
+            DeployFailureListener deployFailures) {
+        return new Builder(graph, workers, gateway, deployFailures);
     }
 
     /**
-     * Deploys the regions that have no inputs to wait for. Call once.
+     * Deploys the regions that have no inputs to wait for. Call once. A task that cannot be
+     * deployed goes to the {@link DeployFailureListener}.
      *
-     * @throws IOException if deploying a task failed (the tasks after it are not deployed)
+     * @throws IOException if dropping a partition's blob failed
      */
     public void start() throws IOException {
         scheduler.start();
-        throwEventFailure();
+        afterEvent();
     }
 
     /**
@@ -116,11 +134,11 @@ public final class JobMaster implements AutoCloseable {
      * consumers that can now run are deployed, and partitions nobody needs any more are released.
      * False (nothing done) for a stale attempt or after the job failed.
      *
-     * @throws IOException if deploying a consumer or releasing a partition's blob failed
+     * @throws IOException if dropping a released partition's blob failed
      */
     public boolean onTaskFinished(int task, int attempt) throws IOException {
         boolean current = scheduler.onTaskFinished(task, attempt);
-        throwEventFailure();
+        afterEvent();
         return current;
     }
 
@@ -135,7 +153,7 @@ public final class JobMaster implements AutoCloseable {
      */
     public FailureHandling onTaskFailed(int task, int attempt, Throwable cause) throws IOException {
         FailureHandling handling = scheduler.onTaskFailed(task, attempt, cause);
-        throwEventFailure();
+        afterEvent();
         return handling;
     }
 
@@ -150,7 +168,7 @@ public final class JobMaster implements AutoCloseable {
     public FailureHandling onTaskFailed(int task, int attempt, Throwable cause, PartitionId lost)
             throws IOException {
         FailureHandling handling = scheduler.onTaskFailed(task, attempt, cause, lost);
-        throwEventFailure();
+        afterEvent();
         return handling;
     }
 
@@ -169,11 +187,11 @@ public final class JobMaster implements AutoCloseable {
      * vertices not modified since the decision.
      *
      * @throws IllegalStateException if the job has failed
-     * @throws IOException if deploying failed
+     * @throws IOException if dropping a partition's blob failed
      */
     public void restart(FailureHandling.Restart handling) throws IOException {
         scheduler.restart(handling);
-        throwEventFailure();
+        afterEvent();
     }
 
     /** Whether the back-off policy gave up: the job failed. */
@@ -209,6 +227,7 @@ public final class JobMaster implements AutoCloseable {
     public void close() throws IOException {
         scheduler.enter();
         deployments.clear();
+        failedDeploys.clear();
         descriptors.close();
     }
 
@@ -219,6 +238,35 @@ public final class JobMaster implements AutoCloseable {
     public boolean hasPendingDeployments() {
         scheduler.checkMainThread();
         return deployments.hasMore();
+    }
+
+    /**
+     * What follows every event once the scheduler has returned: the failover decides about the
+     * tasks whose deploy failed, one after the other, the listener hears each decision, and what is
+     * still queued is deployed (which may fail again: each failure restarts its task or fails the
+     * job, so this ends); then the event's first I/O failure is thrown.
+     */
+    private void afterEvent() throws IOException {
+        DeploymentQueue.FailedDeploy failed;
+        while ((failed = failedDeploys.poll()) != null) {
+            FailureHandling handling =
+                    scheduler.onTaskFailed(failed.task, failed.attempt, failed.failure);
+            if (handling instanceof FailureHandling.Ignored ignored) {
+                // The task was queued at its current attempt, so this cannot be stale; deploying
+                // it again would fail the same way for ever.
+                throw new IllegalStateException(
+                        "the failed deploy of task "
+                                + failed.task
+                                + " attempt "
+                                + failed.attempt
+                                + " was ignored: "
+                                + ignored.reason(),
+                        failed.failure);
+            }
+            deployFailures.deployFailed(failed.task, failed.attempt, handling);
+            deployQueued();
+        }
+        throwEventFailure();
     }
 
     private void throwEventFailure() throws IOException {
@@ -261,15 +309,26 @@ public final class JobMaster implements AutoCloseable {
 
     /**
      * Deploys queued tasks: all of them now, or — deploying in slices — one slice now and the rest
-     * in steps on the main thread, one slice a step.
+     * in steps on the main thread, one slice a step. Stops at a task whose deploy failed, which
+     * {@link #afterEvent} handles.
      */
-    private void deployQueued() throws IOException {
+    private void deployQueued() {
         if (mainThread == null) {
-            while (deployments.runSlice(this::ship)) {
+            while (runSlice()) {
                 // one slice after another, within the event
             }
-        } else if (!slicePosted && deployments.runSlice(this::ship)) {
+        } else if (!slicePosted && runSlice()) {
             postSlice(mainThread);
+        }
+    }
+
+    /** One slice; whether tasks remain that the next slice deploys (false after a failure). */
+    private boolean runSlice() {
+        try {
+            return deployments.runSlice(this::ship);
+        } catch (DeploymentQueue.FailedDeploy failed) {
+            failedDeploys.add(failed);
+            return false;
         }
     }
 
@@ -283,9 +342,10 @@ public final class JobMaster implements AutoCloseable {
         scheduler.enter();
         slicePosted = false;
         MainThreadExecutor executor = mainThread;
-        if (executor != null && deployments.runSlice(this::ship)) {
+        if (executor != null && runSlice()) {
             postSlice(executor);
         }
+        afterEvent();
     }
 
     private void ship(int task, int attempt, byte[] descriptor) throws IOException {
@@ -310,11 +370,7 @@ public final class JobMaster implements AutoCloseable {
                 }
                 deployments.add(region, attempt);
             }
-            try {
-                deployQueued();
-            } catch (IOException e) {
-                failed(e);
-            }
+            deployQueued();
         }
 
         @Override
@@ -349,13 +405,15 @@ public final class JobMaster implements AutoCloseable {
     }
 
     /**
-     * The settings of a {@link JobMaster}; every one but the graph, the workers and the gateway has
-     * a default. Not thread-safe; {@link #build} on the thread that will own the JobMaster.
+     * The settings of a {@link JobMaster}; every one but the graph, the workers, the gateway and
+     * the deploy-failure listener has a default. Not thread-safe; {@link #build} on the thread that
+     * will own the JobMaster.
      */
     public static final class Builder {
         private final JobGraph graph;
         private final WorkerTable workers;
         private final WorkerGateway gateway;
+        private final DeployFailureListener deployFailures;
         private JobId jobId;
         private JobSecret secret = JobSecret.random();
         private TaskPlacement placement;
@@ -365,10 +423,15 @@ public final class JobMaster implements AutoCloseable {
         private SliceBudget budget = ONE_SLICE;
         private @Nullable MainThreadExecutor mainThread;
 
-        private Builder(JobGraph graph, WorkerTable workers, WorkerGateway gateway) {
+        private Builder(
+                JobGraph graph,
+                WorkerTable workers,
+                WorkerGateway gateway,
+                DeployFailureListener deployFailures) {
             this.graph = requireNonNull(graph, "graph");
             this.workers = requireNonNull(workers, "workers");
             this.gateway = requireNonNull(gateway, "gateway");
+            this.deployFailures = requireNonNull(deployFailures, "deployFailures");
             this.jobId = new JobId(System.nanoTime(), graph.numTasks());
             this.placement = new RoundRobin(workers.size());
         }

@@ -13,7 +13,8 @@ public interface WorkerGateway {
      * Runs the task the encoded {@code descriptor} describes on worker {@code worker} (the bytes a
      * worker decodes with {@code TaskDeploymentDescriptor.decode}).
      *
-     * @throws IOException if the request cannot be handed over; the JobMaster fails the task
+     * @throws IOException if the request cannot be handed over (the worker is gone, its connection
+     *     broke): the JobMaster fails that attempt and tells its {@link DeployFailureListener}
      */
     void deploy(int worker, byte[] descriptor) throws IOException;
 

@@ -2,6 +2,7 @@ package io.railyard.jobmaster;
 
 import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
@@ -67,7 +68,7 @@ class DeploymentQueueTest {
                 new JobId(1, 2), TOPOLOGY, shuffle, new InMemoryBlobStore(), OffloadOptions.NEVER);
     }
 
-    private void drain() throws IOException {
+    private void drain() throws Exception {
         while (queue.runSlice((task, attempt, descriptor) -> deployed.add(task + "@" + attempt))) {
             // one slice a step, as the main thread runs them
         }
@@ -80,7 +81,7 @@ class DeploymentQueueTest {
     }
 
     @Test
-    void consecutiveRegionsAtOneAttempt_deployInOrder() throws IOException {
+    void consecutiveRegionsAtOneAttempt_deployInOrder() throws Exception {
         queueEverySource();
 
         drain();
@@ -90,7 +91,7 @@ class DeploymentQueueTest {
 
     @Test
     void aRestartedRegionInsideAMergedRange_isDropped_andTheRegionsAroundItDeploy()
-            throws IOException {
+            throws Exception {
         queueEverySource();
         assertThat(queue.runSlice((task, attempt, d) -> deployed.add(task + "@" + attempt)))
                 .isTrue();
@@ -104,7 +105,7 @@ class DeploymentQueueTest {
     }
 
     @Test
-    void aRegionRestartedBeforeItIsExpanded_isDropped() throws IOException {
+    void aRegionRestartedBeforeItIsExpanded_isDropped() throws Exception {
         queueEverySource();
         attempts[4] = 1; // restarted after it was queued: its restart queues it again
         queue.add(REGIONS.regionOf(4), 1);
@@ -112,5 +113,35 @@ class DeploymentQueueTest {
         drain();
 
         assertThat(deployed).containsExactly("0@0", "1@0", "2@0", "3@0", "5@0", "4@1");
+    }
+
+    @Test
+    void aTaskWhoseDeployFailed_staysNext_untilItsRestartDropsIt_andTheRestDeploys()
+            throws Exception {
+        queueEverySource();
+        IOException refused = new IOException("refused");
+
+        assertThatThrownBy(
+                        () ->
+                                queue.runSlice(
+                                        (task, attempt, d) -> {
+                                            if (task == 1) {
+                                                throw refused;
+                                            }
+                                            deployed.add(task + "@" + attempt);
+                                        }))
+                .isInstanceOfSatisfying(
+                        DeploymentQueue.FailedDeploy.class,
+                        f -> {
+                            assertThat(f.task).isEqualTo(1);
+                            assertThat(f.attempt).isZero();
+                            assertThat(f.failure).isSameAs(refused);
+                        });
+        assertThat(queue.hasMore()).as("nothing dropped yet").isTrue();
+        attempts[1] = 1; // the failure's restart decision took task 1 to its next attempt
+        queue.invalidate();
+        drain();
+
+        assertThat(deployed).containsExactly("0@0", "2@0", "3@0", "4@0", "5@0");
     }
 }

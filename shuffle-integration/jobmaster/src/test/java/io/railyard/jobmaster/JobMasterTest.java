@@ -84,13 +84,18 @@ class JobMasterTest {
 
     private JobMaster master(JobGraph graph, RestartBackoffPolicy policy) {
         WorkerTable workers = new WorkerTable(List.of("w0:1", "w1:1", "w2:1"));
-        return JobMaster.builder(graph, workers, gateway)
+        return JobMaster.builder(graph, workers, gateway, JobMasterTest::noDeployFails)
                 .jobId(JOB)
                 .secret(SECRET)
                 .placement(task -> task % WORKERS)
                 .restartPolicy(policy)
                 .blobs(blobs, OffloadOptions.NEVER)
                 .build();
+    }
+
+    /** This gateway's deploys do not fail (JobMasterDeployFailureTest has those that do). */
+    private static void noDeployFails(int task, int attempt, FailureHandling handling) {
+        throw new AssertionError("task " + task + " could not be deployed", handling.cause());
     }
 
     private static RestartBackoffPolicy retries() {
@@ -286,7 +291,8 @@ class JobMasterTest {
     }
 
     private JobMaster sliced(JobGraph graph, int tasksPerSlice, List<MainThreadExecutor.Step> q) {
-        return JobMaster.builder(graph, new WorkerTable(List.of("w0:1", "w1:1", "w2:1")), gateway)
+        WorkerTable workers = new WorkerTable(List.of("w0:1", "w1:1", "w2:1"));
+        return JobMaster.builder(graph, workers, gateway, JobMasterTest::noDeployFails)
                 .jobId(JOB)
                 .secret(SECRET)
                 .placement(task -> task % WORKERS)

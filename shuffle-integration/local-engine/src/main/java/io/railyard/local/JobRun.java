@@ -134,7 +134,11 @@ final class JobRun implements TaskListener {
         onMain(
                 () -> {
                     JobMaster created =
-                            JobMaster.builder(graph, new WorkerTable(locations), new LocalGateway())
+                            JobMaster.builder(
+                                            graph,
+                                            new WorkerTable(locations),
+                                            new LocalGateway(),
+                                            (task, attempt, handling) -> handle(handling))
                                     .jobId(jobId)
                                     .restartPolicy(policy)
                                     .blobs(blobs, offload)
@@ -361,6 +365,14 @@ final class JobRun implements TaskListener {
                         ? jobMaster().onTaskFailed(attempt.task(), attempt.attempt(), failure)
                         : jobMaster()
                                 .onTaskFailed(attempt.task(), attempt.attempt(), failure, lost);
+        handle(handling);
+    }
+
+    /**
+     * Runs a failover decision: a restart after its delay (what it restarts no longer counts as
+     * finished), the job's end on a failed job.
+     */
+    private void handle(FailureHandling handling) {
         if (handling instanceof FailureHandling.Restart restart) {
             restarts++;
             forget(restart.tasks());

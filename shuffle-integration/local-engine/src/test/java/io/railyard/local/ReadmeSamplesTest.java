@@ -86,6 +86,7 @@ class ReadmeSamplesTest {
         // README embed-jobmaster
         Queue<TaskDeploymentDescriptor> sent = new ArrayDeque<>();
         List<PartitionId> released = new ArrayList<>();
+        List<FailureHandling> undeployed = new ArrayList<>(); // decisions on failed deploys
         // Your transport to your workers; this one keeps what it would send.
         class MyGateway implements WorkerGateway {
             @Override
@@ -103,7 +104,7 @@ class ReadmeSamplesTest {
         }
         WorkerTable workers = new WorkerTable(List.of("w0:6121", "w1:6121"));
         JobMaster master =
-                JobMaster.builder(graph, workers, new MyGateway())
+                JobMaster.builder(graph, workers, new MyGateway(), (t, a, h) -> undeployed.add(h))
                         .restartPolicy(RestartBackoffPolicy.fixedDelay(3, Duration.ZERO))
                         .build(); // this thread is its main thread from now on
         master.start(); // deploys the sources through the gateway
@@ -127,6 +128,7 @@ class ReadmeSamplesTest {
                         new PartitionId(0, 1),
                         new PartitionId(1, 1));
         assertThat(master.isJobFailed()).isFalse();
+        assertThat(undeployed).as("this gateway's deploys do not fail").isEmpty();
         assertThat(master.attempt(0)).isEqualTo(1);
         assertThat(master.attempt(3)).as("a sink").isEqualTo(1);
     }
