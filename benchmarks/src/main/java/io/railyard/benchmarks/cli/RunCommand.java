@@ -452,6 +452,7 @@ final class RunCommand implements Callable<Integer> {
         root.put("leaked_pages", result.leaks().pages());
         root.put("leaked_files", result.leaks().files());
         root.put("partitions_left", result.leaks().partitions());
+        root.put("tasks_not_stopped", result.leaks().tasksNotStopped().size());
         root.put("records_generated", generated);
         root.put("records_per_s", result.recordsPerSecond());
         root.put("bytes_written_to_disk", result.shuffle().writtenToDisk());

@@ -227,7 +227,7 @@ class RunCommandTest {
                 new String[] {
                     "state", "records_in", "records_out", "checksum_in", "checksum_out",
                     "restarts", "tasks_deployed", "wall_ms", "leaked_pages", "leaked_files",
-                    "partitions_left"
+                    "partitions_left", "tasks_not_stopped"
                 }) {
             assertThat(doc.has(field)).as(field).isTrue();
         }

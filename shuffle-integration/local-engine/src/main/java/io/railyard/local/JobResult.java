@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableMap;
 import io.railyard.worker.Tally;
+import java.util.List;
 
 /**
  * How a job run on the {@link LocalEngine} ended: its outcome, what its sinks committed, what the
@@ -97,11 +98,32 @@ public record JobResult(
      * @param blobs blobs in the job's blob store (offloaded descriptors) when the job ended, before
      *     the JobMaster closed: every partition released drops the descriptors naming it (closing
      *     drops the rest)
+     * @param tasksNotStopped task attempts whose code ignored their cancellation for the engine's
+     *     grace (30 s) once the job ended, each with what it was doing: their threads still run in
+     *     their slots (a JVM cannot stop them); their partitions were released under them
      */
-    public record Leaks(long pages, long files, int partitions, int blobs) {
-        /** Whether nothing was left behind: no page, file, partition or blob. */
+    public record Leaks(
+            long pages, long files, int partitions, int blobs, List<String> tasksNotStopped) {
+        /** Copies the list. */
+        public Leaks {
+            tasksNotStopped = List.copyOf(tasksNotStopped);
+        }
+
+        /** Nothing left behind and every attempt stopped. */
+        public Leaks(long pages, long files, int partitions, int blobs) {
+            this(pages, files, partitions, blobs, List.of());
+        }
+
+        /**
+         * Whether nothing was left behind: no page, file, partition or blob, and no attempt still
+         * running.
+         */
         public boolean isClean() {
-            return pages == 0 && files == 0 && partitions == 0 && blobs == 0;
+            return pages == 0
+                    && files == 0
+                    && partitions == 0
+                    && blobs == 0
+                    && tasksNotStopped.isEmpty();
         }
     }
 

@@ -72,6 +72,11 @@ final class JobRun implements TaskListener {
     // The job's id: the JobMaster's, and its data servers' with a transport (the secret its
     // readers prove is the JobMaster's too, and reaches the workers in the descriptors only).
     private final JobId jobId = new JobId(NEXT_JOB.incrementAndGet(), RANDOM.nextLong());
+    private final Duration cancelGrace;
+    // Set by the caller's thread (await, shutDown): whether the tasks were stopped once (a later
+    // stop does not wait again for what ignored the first), and what was still running then.
+    private boolean stopped;
+    private List<String> notStopped = List.of();
     private @Nullable JobMaster master; // main thread
     private final boolean[] finished; // main thread
     private final @Nullable Tally[] committed; // main thread
@@ -96,8 +101,10 @@ final class JobRun implements TaskListener {
             RestartBackoffPolicy policy,
             OffloadOptions offload,
             List<LocalEngine.Host> hosts,
-            PartitionKind blocking) {
+            PartitionKind blocking,
+            Duration cancelGrace) {
         this.graph = graph;
+        this.cancelGrace = cancelGrace;
         this.finished = new boolean[graph.numTasks()];
         this.committed = new Tally[graph.numTasks()];
         this.main =
@@ -152,8 +159,9 @@ final class JobRun implements TaskListener {
     /**
      * How the job ended, as its main thread saw it: the outcome, what the sinks committed, the
      * restarts, attempts deployed and wall time, the blobs left in the store; then, once {@link
-     * #await} released what nobody had, the partitions that were left. The engine adds what only
-     * the workers can tell ({@link #result}).
+     * #await} stopped the tasks and released what nobody had, the attempts that did not stop and
+     * the partitions that were left. The engine adds what only the workers can tell ({@link
+     * #result}).
      */
     record Ended(
             JobResult.Outcome outcome,
@@ -162,10 +170,18 @@ final class JobRun implements TaskListener {
             long tasksDeployed,
             long wallNanos,
             int blobsLeft,
-            int partitionsLeft) {
-        Ended withPartitionsLeft(int left) {
+            int partitionsLeft,
+            List<String> tasksNotStopped) {
+        Ended afterCleanup(int left, List<String> notStopped) {
             return new Ended(
-                    outcome, committed, restarts, tasksDeployed, wallNanos, blobsLeft, left);
+                    outcome,
+                    committed,
+                    restarts,
+                    tasksDeployed,
+                    wallNanos,
+                    blobsLeft,
+                    left,
+                    notStopped);
         }
 
         /** The job's result, with what the workers left and moved and the most slots busy. */
@@ -178,17 +194,22 @@ final class JobRun implements TaskListener {
                     outcome,
                     committed,
                     new JobResult.Stats(restarts, tasksDeployed, wallNanos, maxSlotsBusy),
-                    new JobResult.Leaks(leakedPages, leakedFiles, partitionsLeft, blobsLeft),
+                    new JobResult.Leaks(
+                            leakedPages, leakedFiles, partitionsLeft, blobsLeft, tasksNotStopped),
                     shuffle);
         }
     }
 
-    /** Waits for the end; see {@link LocalEngine#run}. */
+    /**
+     * Waits for the end; see {@link LocalEngine#run}. The job's tasks are then stopped (a failed
+     * job's may still run; one that ignores its cancellation for the grace is reported, not waited
+     * for) and every partition still registered is released.
+     */
     Ended await(Duration timeout) throws TimeoutException, InterruptedException, IOException {
         try {
             Ended end = ended.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            stopTasks(); // a failed job's tasks may still run
-            return end.withPartitionsLeft(releaseAll());
+            stopTasks();
+            return end.afterCleanup(releaseAll(), notStopped);
         } catch (TimeoutException e) {
             String waiting = describeDeployed();
             stopTasks();
@@ -197,7 +218,10 @@ final class JobRun implements TaskListener {
                     "the job did not end within "
                             + timeout
                             + "; task attempts deployed: "
-                            + waiting);
+                            + waiting
+                            + (notStopped.isEmpty()
+                                    ? ""
+                                    : "; still running after their cancellation: " + notStopped));
         } catch (ExecutionException e) {
             throw new IllegalStateException("the job's bookkeeping failed", e.getCause());
         }
@@ -432,7 +456,8 @@ final class JobRun implements TaskListener {
                         tasksDeployed.get(),
                         System.nanoTime() - startNanos,
                         blobs.numBlobs(),
-                        0));
+                        0,
+                        List.of()));
     }
 
     private JobMaster jobMaster() {
@@ -480,11 +505,24 @@ final class JobRun implements TaskListener {
         return null;
     }
 
-    /** Cancels every deployed task and waits until each has ended. */
+    /**
+     * Cancels every deployed task and waits until each has ended: for the cancel grace in all the
+     * first time, without waiting again for what ignored it. What still ran is kept in {@link
+     * #notStopped}: a JVM cannot stop a thread that ignores its cancellation, so it goes on in its
+     * slot, its partitions released under it (its next record or wait then fails).
+     */
     private void stopTasks() throws InterruptedException {
         for (Worker worker : workers) {
-            worker.stopTasks();
+            worker.cancelTasks(); // all at once: one stuck task does not delay the others' cancel
         }
+        long deadline = System.nanoTime() + (stopped ? 0 : cancelGrace.toNanos());
+        stopped = true;
+        List<String> stuck = new ArrayList<>();
+        for (Worker worker : workers) {
+            stuck.addAll(
+                    worker.stopTasks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
+        }
+        notStopped = List.copyOf(stuck);
     }
 
     /** Releases every partition still registered; how many there were. */

@@ -71,6 +71,10 @@ import org.jspecify.annotations.Nullable;
 public final class LocalEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LocalEngine.class.getName());
     private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** How long a cancelled task attempt has to end before it is reported as not stopping. */
+    static final Duration CANCEL_GRACE = Duration.ofSeconds(30);
+
     private final ShuffleDirectory directory;
     private final List<Host> workers = new ArrayList<>();
     private final int slots;
@@ -79,6 +83,7 @@ public final class LocalEngine implements AutoCloseable {
     private final AtomicInteger busy = new AtomicInteger(); // slots running a task, all workers
     private final AtomicInteger peakBusy = new AtomicInteger(); // the most at once this job
     private volatile @Nullable Watched watched; // the running job, for progress()
+    private volatile Duration cancelGrace = CANCEL_GRACE;
 
     /** The running job, its number of tasks and when it started. */
     private record Watched(JobRun run, int tasks, long startNanos) {}
@@ -314,7 +319,11 @@ public final class LocalEngine implements AutoCloseable {
      * their consumers finish; the result reports anything left behind, the bytes the workers'
      * shuffle layers wrote and read during the job ({@link JobResult.ShuffleBytes}, from their
      * {@link ShuffleWorker#stats()} and {@link ShuffleWorker#hybridStats()}) and the most slots
-     * busy at once. {@link #progress()} follows the job while it runs.
+     * busy at once. {@link #progress()} follows the job while it runs. Once the job has ended its
+     * attempts still running are cancelled and waited for, 30 s in all: an attempt whose code
+     * ignores its cancellation that long is named in {@link JobResult.Leaks#tasksNotStopped()} (its
+     * partitions are released under it; its thread, and the pages it holds, stay until its code
+     * returns), and the result is returned all the same.
      *
      * @throws IllegalArgumentException if a dataset's consumers cannot share its partitions (see
      *     {@link #checkRunnable})
@@ -351,13 +360,14 @@ public final class LocalEngine implements AutoCloseable {
         JobResult.ShuffleBytes bytesBefore = shuffleBytes();
         peakBusy.set(busy.get());
         long startNanos = System.nanoTime();
-        JobRun run = new JobRun(graph, code, policy, offload, workers, blocking);
+        JobRun run = new JobRun(graph, code, policy, offload, workers, blocking, cancelGrace);
         current = run;
         watched = new Watched(run, graph.numTasks(), startNanos);
         try {
             JobRun.Ended ended = run.await(timeout);
             // The IO thread returns a closed gate's in-flight pages at the end of its round: give
-            // the workers a moment to settle before calling anything a leak.
+            // the workers a moment to settle before calling anything a leak (not for an attempt
+            // that did not stop: it holds its pages until its code returns).
             long settleBy = System.nanoTime() + SETTLE_NANOS;
             while (true) {
                 long pages = 0;
@@ -368,7 +378,9 @@ public final class LocalEngine implements AutoCloseable {
                                     - pagesBefore[worker.index()];
                     files += files(worker.directory()) - filesBefore[worker.index()];
                 }
-                if ((pages == 0 && files == 0) || System.nanoTime() > settleBy) {
+                if ((pages == 0 && files == 0)
+                        || !ended.tasksNotStopped().isEmpty()
+                        || System.nanoTime() > settleBy) {
                     JobResult.ShuffleBytes after = shuffleBytes();
                     return ended.result(
                             pages,
@@ -426,14 +438,39 @@ public final class LocalEngine implements AutoCloseable {
         }
     }
 
-    /** Stops every worker: their task threads, IO threads and memory; deletes the directory. */
+    /** Tests: the network-buffer pages in use now, over every worker. */
+    long pagesInUse() {
+        long pages = 0;
+        for (Host worker : workers) {
+            pages += worker.shuffle().bufferPool().pagesInUse();
+        }
+        return pages;
+    }
+
+    /**
+     * Tests: how long a cancelled attempt has to end (default {@link #CANCEL_GRACE}) before the job
+     * ends without it ({@link JobResult.Leaks#tasksNotStopped()}) and {@link #close} gives up on
+     * its thread.
+     */
+    void cancelGrace(Duration grace) {
+        this.cancelGrace = grace;
+    }
+
+    /**
+     * Stops every worker: their task threads (interrupted, and waited for the cancel grace in all;
+     * a thread that ignores both goes on as a daemon), IO threads and memory; deletes the
+     * directory.
+     */
     @Override
     public void close() throws IOException {
         IOException failure = null;
+        long deadline = System.nanoTime() + cancelGrace.toNanos();
         for (Host worker : workers) {
             worker.slots().shutdownNow();
             try {
-                worker.slots().awaitTermination(30, TimeUnit.SECONDS);
+                worker.slots()
+                        .awaitTermination(
+                                Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

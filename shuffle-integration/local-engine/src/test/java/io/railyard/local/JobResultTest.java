@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.common.collect.ImmutableMap;
 import io.railyard.worker.Tally;
 import java.io.IOException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class JobResultTest {
@@ -24,6 +25,8 @@ class JobResultTest {
         assertThat(new JobResult.Leaks(0, 1, 0, 0).isClean()).isFalse();
         assertThat(new JobResult.Leaks(0, 0, 1, 0).isClean()).isFalse();
         assertThat(new JobResult.Leaks(0, 0, 0, 1).isClean()).isFalse();
+        assertThat(new JobResult.Leaks(0, 0, 0, 0, List.of("task 3 attempt 0: running")).isClean())
+                .isFalse();
     }
 
     @Test

@@ -1,10 +1,13 @@
 package io.railyard.worker;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>A consumer may ask before the producer registered the partition (both deployed in one step,
  *       the consumer's slot first — Flink's consumers retry a partition request likewise): {@link
- *       #await} waits for it, for at most {@value #WAIT_MILLIS} ms without it appearing.
+ *       #await} waits for it while the worker makes progress: it gives up once neither it nor any
+ *       other partition was registered here for {@value #WAIT_MILLIS} ms (a worker that is slow
+ *       because it is loaded still registers partitions; one whose producer never comes does not).
  *   <li>A released partition is gone for good: asking for it fails at once with {@link
  *       PartitionLostException}, naming it.
  *   <li>A producer that is cancelled must not leave a partition behind: {@link #register} refuses
@@ -34,10 +39,15 @@ import java.util.concurrent.TimeUnit;
  * Operations are O(1) but {@link #releaseAll}, O(partitions).
  */
 public final class PartitionRegistry {
-    /** How long {@link #await} waits for a partition nobody registered. */
+    /** How long {@link #await} waits without any partition registered here, by default. */
     public static final long WAIT_MILLIS = 30_000;
 
     private static final long RECHECK_MILLIS = 50;
+
+    private final long waitNanos;
+
+    @GuardedBy("this")
+    private long lastRegisteredNanos = System.nanoTime();
 
     @GuardedBy("this")
     private final Map<PartitionId, ResultPartition> partitions = new HashMap<>();
@@ -61,6 +71,25 @@ public final class PartitionRegistry {
         void checkNotCancelled();
     }
 
+    /** A registry whose {@link #await} gives up after {@value #WAIT_MILLIS} ms without progress. */
+    public PartitionRegistry() {
+        this(Duration.ofMillis(WAIT_MILLIS));
+    }
+
+    /**
+     * A registry whose {@link #await} gives up once nothing was registered here for {@code
+     * noProgress}.
+     *
+     * @throws IllegalArgumentException if {@code noProgress} is not positive
+     */
+    public PartitionRegistry(Duration noProgress) {
+        checkArgument(
+                !noProgress.isNegative() && !noProgress.isZero(),
+                "noProgress must be positive, was %s",
+                noProgress);
+        this.waitNanos = noProgress.toNanos();
+    }
+
     /**
      * Makes {@code partition} readable as {@code id}; false (nothing registered) if {@code
      * producer} was cancelled: its partitions are released as it is cancelled, so one it finishes
@@ -72,6 +101,7 @@ public final class PartitionRegistry {
             return false;
         }
         partitions.put(id, partition);
+        lastRegisteredNanos = System.nanoTime();
         notifyAll();
         return true;
     }
@@ -88,14 +118,14 @@ public final class PartitionRegistry {
     /**
      * The partition {@code id}, waiting for it if it is not registered yet; see the class notes.
      *
-     * @throws PartitionLostException naming {@code id}, if it was released or did not appear in
-     *     time
+     * @throws PartitionLostException naming {@code id}, if it was released, or if neither it nor
+     *     any other partition was registered here for the registry's wait while it waited
      * @throws InterruptedException if the thread was interrupted while waiting
      * @throws RuntimeException {@code waiter}'s cancellation, checked while waiting
      */
     public synchronized ResultPartition await(PartitionId id, Waiter waiter)
             throws PartitionLostException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        long since = System.nanoTime();
         while (true) {
             ResultPartition partition = partitions.get(id);
             if (partition != null) {
@@ -104,10 +134,16 @@ public final class PartitionRegistry {
             if (released.contains(id)) {
                 throw new PartitionLostException(id, "it was released", null);
             }
-            long left = deadline - System.nanoTime();
+            // Progress refreshes the deadline: the last registration here, if after the wait began.
+            long left = Math.max(since, lastRegisteredNanos) + waitNanos - System.nanoTime();
             if (left <= 0) {
                 throw new PartitionLostException(
-                        id, "no producer registered it within " + WAIT_MILLIS + " ms", null);
+                        id,
+                        "no producer registered it, and no other partition was registered on this"
+                                + " worker, for "
+                                + TimeUnit.NANOSECONDS.toMillis(waitNanos)
+                                + " ms",
+                        null);
             }
             waiter.checkNotCancelled();
             wait(Math.max(1, Math.min(RECHECK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));

@@ -88,10 +88,11 @@ final class TaskRun implements Runnable, TaskContext, TaskShuffle.Attempt {
         cancelled = true;
     }
 
-    void awaitEnd() throws InterruptedException {
-        if (!ended.await(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("task " + describe() + " did not stop");
-        }
+    /**
+     * Waits until it ended or {@code deadlineNanos} ({@link System#nanoTime}); whether it ended.
+     */
+    boolean awaitEnd(long deadlineNanos) throws InterruptedException {
+        return ended.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     String describe() {

@@ -4,6 +4,8 @@ import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.topology.AttemptId;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -115,14 +117,31 @@ public final class Worker {
         return lost;
     }
 
-    /** Cancels every running attempt and waits until each has ended (at most 30 s each). */
-    public void stopTasks() throws InterruptedException {
+    /**
+     * Cancels every running attempt and waits until each has ended, for at most {@code grace} in
+     * all. Returns what each attempt still running then was doing (empty if all ended): code that
+     * ignores its cancellation cannot be stopped in a JVM, so its thread goes on in its slot, and
+     * the caller releases the attempt's partitions and reports it.
+     *
+     * @throws InterruptedException if interrupted while waiting (every attempt is cancelled)
+     */
+    public List<String> stopTasks(Duration grace) throws InterruptedException {
         List<TaskRun> stopping = List.copyOf(running.values());
+        cancelTasks();
+        long deadline = System.nanoTime() + grace.toNanos();
+        List<String> stuck = new ArrayList<>();
         for (TaskRun task : stopping) {
-            task.cancel();
+            if (!task.awaitEnd(deadline)) {
+                stuck.add(task.describe());
+            }
         }
-        for (TaskRun task : stopping) {
-            task.awaitEnd();
+        return stuck;
+    }
+
+    /** Cancels every running attempt without waiting for it (see {@link #stopTasks}). */
+    public void cancelTasks() {
+        for (TaskRun task : running.values()) {
+            task.cancel();
         }
     }
 

@@ -10,6 +10,7 @@ import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -110,5 +111,45 @@ class PartitionRegistryTest {
 
         assertThat(registry.releaseAll()).containsExactlyInAnyOrder(id, other);
         assertThat(registry.size()).isZero();
+    }
+
+    @Test
+    void aConsumerWaitingWhileTheWorkerRegistersOtherPartitions_waitsPastTheNoProgressTime()
+            throws Exception {
+        PartitionRegistry slow = new PartitionRegistry(Duration.ofMillis(300));
+        CompletableFuture<ResultPartition> found =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return slow.await(id, PATIENT);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+        try {
+            for (int other = 0; other < 10; other++) { // 1 s of progress, 100 ms apart
+                Thread.sleep(100);
+                PartitionId progress = new PartitionId(100 + other, 0);
+                assertThat(slow.register(progress, finished(progress), () -> false)).isTrue();
+            }
+            assertThat(found).as("still waiting after 1 s of progress").isNotDone();
+            ResultPartition partition = finished(id);
+            slow.register(id, partition, () -> false);
+
+            assertThat(found.get(10, TimeUnit.SECONDS)).isSameAs(partition);
+        } finally {
+            slow.releaseAll();
+        }
+    }
+
+    @Test
+    void aConsumerWaitingWhileNothingIsRegistered_getsALostPartition_afterTheNoProgressTime() {
+        PartitionRegistry idle = new PartitionRegistry(Duration.ofMillis(200));
+
+        assertThatThrownBy(() -> idle.await(id, PATIENT))
+                .isInstanceOf(PartitionLostException.class)
+                .hasMessageContaining("p3.a1")
+                .hasMessageContaining(
+                        "no other partition was registered on this worker, for 200 ms");
     }
 }
