@@ -7,10 +7,12 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.common.collect.ImmutableList;
 import io.railyard.groups.ExecutionTopology;
+import io.railyard.topology.Failures;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import it.unimi.dsi.fastutil.ints.Int2ObjectMap;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
@@ -371,6 +373,39 @@ public final class DeploymentDescriptors implements AutoCloseable {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /**
+     * The blob stored under {@code key} was found missing or corrupt (and deleted) by a reader: the
+     * cache entries of every group offloaded under it are dropped with their references, so that
+     * the next descriptor reading such a group encodes and offloads it again instead of naming a
+     * blob that is gone. Returns how many entries were dropped. O(cached groups): a rare event.
+     *
+     * @throws IOException if releasing a reference fails (every entry is dropped all the same; the
+     *     reference stays with the job until {@link #close()})
+     */
+    public int invalidateBlob(BlobKey key) throws IOException {
+        requireNonNull(key, "key");
+        IntArrayList groups = new IntArrayList();
+        for (Int2ObjectMap.Entry<InputDescriptor> entry : cached.int2ObjectEntrySet()) {
+            if (entry.getValue() instanceof InputDescriptor.Offloaded offloaded
+                    && offloaded.key().equals(key)) {
+                groups.add(entry.getIntKey());
+            }
+        }
+        IOException failure = null;
+        for (int i = 0; i < groups.size(); i++) {
+            cached.remove(groups.getInt(i));
+            try {
+                blobs.release(job, key);
+            } catch (IOException e) {
+                failure = Failures.add(failure, e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return groups.size();
     }
 
     private IOException releaseFailed(int partition, int g, BlobKey key, IOException cause) {

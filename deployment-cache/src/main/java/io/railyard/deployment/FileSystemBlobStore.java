@@ -14,6 +14,9 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -74,9 +77,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Ownership.</b> One store instance (one process) per directory, and only the store writes
  * below it: two stores on one directory would delete each other's files at startup and keep
- * separate reference counts.
+ * separate reference counts. So {@link #open} takes an OS lock on the marker file before it deletes
+ * anything, writes its process id there, and holds the lock until {@link #close} (or until the
+ * process dies: the OS drops it then); a second store on the directory — in another process or in
+ * this one — is refused with one line naming the directory and the holder's process id.
  */
-public final class FileSystemBlobStore implements BlobStore {
+public final class FileSystemBlobStore implements BlobStore, AutoCloseable {
     /** Default of {@link #maxBlobSizeBytes()}: 256 MiB. */
     public static final int DEFAULT_MAX_BLOB_SIZE_BYTES = 256 << 20;
 
@@ -92,15 +98,18 @@ public final class FileSystemBlobStore implements BlobStore {
     private final int maxBlobSizeBytes;
     private final AtomicLong tempFileCounter = new AtomicLong();
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Ownership ownership;
 
     // Guarded by lock (written under the write lock). Invariant: references is the sum of the
     // multisets in referencesByJob, and no multiset in referencesByJob is empty.
     private final Map<JobId, Multiset<BlobKey>> referencesByJob = new HashMap<>();
     private final Multiset<BlobKey> references = HashMultiset.create();
 
-    private FileSystemBlobStore(FileSystemBlobStoreLayout layout, int maxBlobSizeBytes) {
+    private FileSystemBlobStore(
+            FileSystemBlobStoreLayout layout, int maxBlobSizeBytes, Ownership ownership) {
         this.layout = layout;
         this.maxBlobSizeBytes = maxBlobSizeBytes;
+        this.ownership = ownership;
     }
 
     /**
@@ -120,9 +129,10 @@ public final class FileSystemBlobStore implements BlobStore {
      * @param maxBlobSizeBytes the largest blob that {@link #put} accepts and {@link #get} reads
      * @throws IllegalArgumentException if {@code maxBlobSizeBytes} is not in [1, {@link
      *     #MAX_BLOB_SIZE_LIMIT}]
-     * @throws IOException if {@code root} is not empty and lacks the {@link #MARKER_FILE}, if
-     *     {@code blobs} or {@code tmp} below it is not a directory (for example a symbolic link),
-     *     or if the directories cannot be created or cleaned
+     * @throws IOException if another store holds the directory (the message names it and the
+     *     holder's process id; nothing is deleted), if {@code root} is not empty and lacks the
+     *     {@link #MARKER_FILE}, if {@code blobs} or {@code tmp} below it is not a directory (for
+     *     example a symbolic link), or if the directories cannot be created or cleaned
      */
     public static FileSystemBlobStore open(Path root, int maxBlobSizeBytes) throws IOException {
         checkArgument(
@@ -131,8 +141,16 @@ public final class FileSystemBlobStore implements BlobStore {
                 MAX_BLOB_SIZE_LIMIT,
                 maxBlobSizeBytes);
         FileSystemBlobStoreLayout layout = FileSystemBlobStoreLayout.claim(root);
-        int staleTempFiles = FileSystemBlobStoreLayout.emptyDirectory(layout.tempDirectory);
-        int orphanBlobs = FileSystemBlobStoreLayout.emptyDirectory(layout.blobsDirectory);
+        Ownership ownership = Ownership.take(layout.root); // before anything is deleted
+        int staleTempFiles;
+        int orphanBlobs;
+        try {
+            staleTempFiles = FileSystemBlobStoreLayout.emptyDirectory(layout.tempDirectory);
+            orphanBlobs = FileSystemBlobStoreLayout.emptyDirectory(layout.blobsDirectory);
+        } catch (IOException | RuntimeException e) {
+            ownership.close();
+            throw e;
+        }
         LOG.log(
                 staleTempFiles + orphanBlobs > 0 ? Level.INFO : Level.DEBUG,
                 "Opened blob store {0}: deleted {1} stale temp files and {2} blob files left by an"
@@ -140,7 +158,78 @@ public final class FileSystemBlobStore implements BlobStore {
                 root,
                 staleTempFiles,
                 orphanBlobs);
-        return new FileSystemBlobStore(layout, maxBlobSizeBytes);
+        return new FileSystemBlobStore(layout, maxBlobSizeBytes, ownership);
+    }
+
+    /**
+     * Releases the directory: another store may open it from now on (and will delete the blobs this
+     * one leaves). Blobs and references are not touched; the store must not be used after.
+     * Idempotent.
+     */
+    @Override
+    public void close() throws IOException {
+        ownership.close();
+    }
+
+    /** The OS lock on a store's marker file that makes it the directory's only store. */
+    private static final class Ownership {
+        private static final int MAX_HOLDER_BYTES = 64;
+        private final FileChannel channel;
+
+        private Ownership(FileChannel channel) {
+            this.channel = channel;
+        }
+
+        /**
+         * Locks {@code root}'s marker file and writes this process's id into it.
+         *
+         * @throws IOException if another store holds it, naming the directory and the holder
+         */
+        static Ownership take(Path root) throws IOException {
+            Path marker = root.resolve(MARKER_FILE);
+            FileChannel channel = FileChannel.open(marker, READ, WRITE, NOFOLLOW_LINKS);
+            try {
+                FileLock held;
+                try {
+                    held = channel.tryLock();
+                } catch (OverlappingFileLockException e) {
+                    held = null; // a store of this process holds it
+                }
+                if (held == null) {
+                    throw new IOException(
+                            "the blob store in "
+                                    + root
+                                    + " is in use by "
+                                    + holder(channel)
+                                    + " (it holds the lock on "
+                                    + marker
+                                    + "); a directory holds one store at a time: close that"
+                                    + " store, or give this one another directory");
+                }
+                byte[] pid =
+                        ("process " + ProcessHandle.current().pid() + "\n")
+                                .getBytes(StandardCharsets.US_ASCII);
+                channel.truncate(0);
+                channel.write(ByteBuffer.wrap(pid), 0);
+                return new Ownership(channel);
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+        }
+
+        /** Who holds the lock, as it wrote into the marker ("process 1234"). */
+        private static String holder(FileChannel channel) throws IOException {
+            ByteBuffer read = ByteBuffer.allocate(MAX_HOLDER_BYTES);
+            channel.read(read, 0);
+            String written =
+                    new String(read.array(), 0, read.position(), StandardCharsets.US_ASCII);
+            return written.isBlank() ? "another process" : written.strip();
+        }
+
+        void close() throws IOException {
+            channel.close(); // releases the lock
+        }
     }
 
     /**

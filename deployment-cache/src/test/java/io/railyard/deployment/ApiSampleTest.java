@@ -24,7 +24,7 @@ class ApiSampleTest {
         int sink7 = graph.task(graph.vertexId("sink"), 7);
         JobId jobId = JobId.parse("00000000000000000000000000000007");
 
-        BlobStore blobs = FileSystemBlobStore.open(blobDirectory);
+        FileSystemBlobStore blobs = FileSystemBlobStore.open(blobDirectory);
         DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
                         jobId,
@@ -37,6 +37,7 @@ class ApiSampleTest {
         GroupDescriptors inputs =
                 worker.resolve(TaskDeploymentDescriptor.decode(shipped).inputs().get(0));
         descriptors.close();
+        blobs.close();
 
         // 4,000 descriptors x 10,000 consumers passes 2048 x 2048: offloaded after all
         assertThat(TaskDeploymentDescriptor.decode(shipped).inputs().get(0))

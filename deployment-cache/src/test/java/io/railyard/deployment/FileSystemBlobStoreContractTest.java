@@ -62,6 +62,7 @@ abstract class FileSystemBlobStoreContractTest {
     void checkStore() throws IOException {
         assertThat(store.checkInvariants()).isTrue();
         assertThat(store.numTempFiles()).isZero();
+        store.close();
         closeBase();
     }
 
@@ -130,6 +131,7 @@ abstract class FileSystemBlobStoreContractTest {
                                 + "; open the store with a larger limit");
         assertThat(small.numReferences()).isEqualTo(1);
         assertHoldsExactly(small, FileSystemBlobStore.keyOf(content(1, SMALL_MAX_BYTES)));
+        small.close();
     }
 
     @Test
@@ -356,6 +358,7 @@ abstract class FileSystemBlobStoreContractTest {
         assertThat(existsNoFollow(path)).isFalse();
         small.releaseJob(JOB_A);
         assertHoldsExactly(small);
+        small.close();
     }
 
     // ---- links and other entries in the store (ARCHITECTURE.md, Reliability row 16) ----
@@ -442,6 +445,7 @@ abstract class FileSystemBlobStoreContractTest {
         Path outside = Files.write(base().resolve("outside"), content(16, 10));
         Files.createSymbolicLink(root.resolve("blobs").resolve("link"), outside);
 
+        store.close(); // the crashed process's lock went with it
         FileSystemBlobStore reopened = FileSystemBlobStore.open(root);
 
         assertThat(reopened.numReferences()).isZero();
@@ -482,6 +486,7 @@ abstract class FileSystemBlobStoreContractTest {
         Path blobs = root.resolve("blobs");
         Files.delete(blobs); // empty in a fresh store
         Files.createSymbolicLink(blobs, outside);
+        store.close();
 
         assertThatThrownBy(() -> FileSystemBlobStore.open(root))
                 .isInstanceOf(IOException.class)

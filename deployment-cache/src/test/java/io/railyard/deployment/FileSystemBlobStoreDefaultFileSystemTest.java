@@ -6,12 +6,16 @@ import static io.railyard.deployment.FileSystemBlobStoreTesting.content;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +26,67 @@ class FileSystemBlobStoreDefaultFileSystemTest extends FileSystemBlobStoreContra
     @Override
     Path base() {
         return tempDir;
+    }
+
+    @Test
+    void open_whileAStoreOfThisProcessHoldsTheDirectory_isRefusedNamingIt_andDeletesNothing()
+            throws IOException {
+        BlobKey kept = store.put(JOB_A, content(2, 100));
+
+        assertThatThrownBy(() -> FileSystemBlobStore.open(root))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith(
+                        "the blob store in "
+                                + root
+                                + " is in use by process "
+                                + ProcessHandle.current().pid()
+                                + " (it holds the lock on ")
+                .hasMessageContaining("a directory holds one store at a time");
+        assertThat(store.get(kept)).isEqualTo(content(2, 100));
+
+        store.releaseJob(JOB_A);
+        store.close();
+        store = FileSystemBlobStore.open(root); // free again once closed
+        assertHoldsExactly(store);
+    }
+
+    @Test
+    void open_whileAnotherProcessHoldsTheDirectory_isRefusedNamingItsPid_andDeletesNothing()
+            throws Exception {
+        BlobKey kept = store.put(JOB_A, content(3, 100));
+        store.releaseJob(JOB_A);
+        store.close();
+        Path child = tempDir.resolve("child");
+        Process holder =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                BlobStoreHolder.class.getName(),
+                                child.toString())
+                        .redirectError(ProcessBuilder.Redirect.INHERIT)
+                        .start();
+        try {
+            String ready =
+                    new BufferedReader(
+                                    new InputStreamReader(
+                                            holder.getInputStream(), StandardCharsets.US_ASCII))
+                            .readLine();
+            assertThat(ready).as("the child opened the store").isEqualTo("held");
+            Path precious = Files.write(child.resolve("blobs").resolve("x"), new byte[] {7});
+
+            assertThatThrownBy(() -> FileSystemBlobStore.open(child))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageStartingWith(
+                            "the blob store in " + child + " is in use by process " + holder.pid());
+            assertThat(Files.readAllBytes(precious)).containsExactly(7);
+        } finally {
+            holder.getOutputStream().close(); // the child closes its store and exits
+            assertThat(holder.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
+        store = FileSystemBlobStore.open(root);
+        assertThat(store.referenceCount(kept)).isZero();
+        FileSystemBlobStore.open(child).close(); // free once the child closed it
     }
 
     @Test

@@ -73,7 +73,8 @@ class FileSystemBlobStoreJimfsTest extends FileSystemBlobStoreContractTest {
     void put_diskFullPartWayThrough_deletesThePartialTempFile() throws IOException {
         try (FileSystem small =
                 Jimfs.newFileSystem(
-                        Configuration.unix().toBuilder().setMaxSize(4 * BLOCK_BYTES).build())) {
+                        Configuration.unix().toBuilder().setMaxSize(5 * BLOCK_BYTES).build())) {
+            // One block holds the marker (its owner's process id), four are free.
             FileSystemBlobStore full = FileSystemBlobStore.open(small.getPath("/store"));
             byte[] tooBig = content(3, 4 * BLOCK_BYTES + 1);
 

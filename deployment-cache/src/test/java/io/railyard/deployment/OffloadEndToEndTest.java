@@ -63,5 +63,6 @@ class OffloadEndToEndTest {
         assertThat(store.numBlobs()).isZero();
         assertThat(store.numReferences()).isZero();
         assertThat(store.numTempFiles()).isZero();
+        store.close();
     }
 }

@@ -2,7 +2,10 @@ package io.railyard.jobmaster;
 
 import static java.util.Objects.requireNonNull;
 
+import io.railyard.deployment.BlobKey;
+import io.railyard.deployment.BlobNotFoundException;
 import io.railyard.deployment.BlobStore;
+import io.railyard.deployment.CorruptBlobException;
 import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
 import io.railyard.deployment.JobId;
@@ -48,6 +51,8 @@ import org.jspecify.annotations.Nullable;
  *       workers and dropped from the descriptor cache (with their blob references), and the tasks
  *       unplaced; the embedding master calls {@link #restart} after the decision's delay. When the
  *       back-off policy gives up, every placed task is cancelled and every partition released.
+ *   <li>A failure caused by a group's blob that a worker found missing or corrupt drops the groups
+ *       cached under that key: the restart encodes and offloads them again.
  *   <li>Release: partitions nobody needs any more (see {@link JobScheduler}) are released on their
  *       workers and dropped from the cache.
  * </ul>
@@ -146,13 +151,16 @@ public final class JobMaster implements AutoCloseable {
      * Attempt {@code attempt} of task {@code task} failed with {@code cause}, which is not a lost
      * partition. Returns the decision, whose {@link FailureHandling.Restart} the caller runs with
      * {@link #restart} after its delay; a {@link FailureHandling.FailJob} carries the job's
-     * failure, caused by {@code cause}.
+     * failure, caused by {@code cause}. A cause naming a group's blob that was missing or corrupt
+     * ({@link BlobNotFoundException}, {@link CorruptBlobException}) drops the groups cached under
+     * it, so that the restart offloads them again.
      *
      * @throws IndexOutOfBoundsException if the task is out of range
      * @throws IOException if dropping a restarted partition's blob failed (the decision stands)
      */
     public FailureHandling onTaskFailed(int task, int attempt, Throwable cause) throws IOException {
         FailureHandling handling = scheduler.onTaskFailed(task, attempt, cause);
+        forgetBadBlob(cause);
         afterEvent();
         return handling;
     }
@@ -168,6 +176,7 @@ public final class JobMaster implements AutoCloseable {
     public FailureHandling onTaskFailed(int task, int attempt, Throwable cause, PartitionId lost)
             throws IOException {
         FailureHandling handling = scheduler.onTaskFailed(task, attempt, cause, lost);
+        forgetBadBlob(cause);
         afterEvent();
         return handling;
     }
@@ -267,6 +276,29 @@ public final class JobMaster implements AutoCloseable {
             deployQueued();
         }
         throwEventFailure();
+    }
+
+    /**
+     * A task that could not read an offloaded group — its blob missing, or corrupt and deleted by
+     * the store ({@link BlobNotFoundException} or {@link CorruptBlobException} in {@code cause}'s
+     * chain) — must not make every restart fail the same way: the groups cached under that key are
+     * dropped, so their next descriptor encodes and offloads them again.
+     */
+    private void forgetBadBlob(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            BlobKey key =
+                    t instanceof BlobNotFoundException missing
+                            ? missing.key()
+                            : t instanceof CorruptBlobException corrupt ? corrupt.key() : null;
+            if (key != null) {
+                try {
+                    descriptors.invalidateBlob(key);
+                } catch (IOException e) {
+                    failed(e);
+                }
+                return;
+            }
+        }
     }
 
     private void throwEventFailure() throws IOException {

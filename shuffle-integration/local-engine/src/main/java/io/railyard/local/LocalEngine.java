@@ -2,6 +2,7 @@ package io.railyard.local;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.railyard.deployment.FileSystemBlobStore;
 import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleDirectory;
@@ -60,6 +61,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.
  * </ul>
  *
+ * <p>Descriptors: a job offloads its large consumed groups to the engine's {@link
+ * FileSystemBlobStore} (its {@code blobs/} directory, locked while the engine is open); a worker
+ * that finds a group's blob missing or corrupt fails its task, and the restart offloads the group
+ * again.
+ *
  * <p>Files: everything lives in one {@code railyard-local-*} directory under the parent, deleted by
  * {@link #close}, by a shutdown hook if the process ends first (Ctrl-C, SIGTERM), and — if it was
  * killed outright — by the next engine made on the same parent, which sweeps the directories of
@@ -76,6 +82,8 @@ public final class LocalEngine implements AutoCloseable {
     static final Duration CANCEL_GRACE = Duration.ofSeconds(30);
 
     private final ShuffleDirectory directory;
+    // Where jobs offload large descriptor groups: a real store, below the engine's directory.
+    private final FileSystemBlobStore blobs;
     private final List<Host> workers = new ArrayList<>();
     private final int slots;
     private final PartitionKind blocking;
@@ -222,6 +230,16 @@ public final class LocalEngine implements AutoCloseable {
         this.slots = slotsPerWorker;
         this.blocking = blocking;
         try {
+            this.blobs = FileSystemBlobStore.open(directory.path().resolve("blobs"));
+        } catch (IOException | RuntimeException e) {
+            try {
+                directory.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        try {
             for (int w = 0; w < numWorkers; w++) {
                 Path dir = directory.path().resolve("worker-" + w);
                 ShuffleWorker shuffle =
@@ -360,7 +378,9 @@ public final class LocalEngine implements AutoCloseable {
         JobResult.ShuffleBytes bytesBefore = shuffleBytes();
         peakBusy.set(busy.get());
         long startNanos = System.nanoTime();
-        JobRun run = new JobRun(graph, code, policy, offload, workers, blocking, cancelGrace);
+        JobRun run =
+                new JobRun(
+                        graph, code, policy, offload, workers, blocking, cancelGrace, blobStore());
         current = run;
         watched = new Watched(run, graph.numTasks(), startNanos);
         try {
@@ -438,6 +458,11 @@ public final class LocalEngine implements AutoCloseable {
         }
     }
 
+    /** The engine's blob store (jobs offload large descriptor groups there). */
+    FileSystemBlobStore blobStore() {
+        return blobs;
+    }
+
     /** Tests: the network-buffer pages in use now, over every worker. */
     long pagesInUse() {
         long pages = 0;
@@ -485,6 +510,11 @@ public final class LocalEngine implements AutoCloseable {
             }
         }
         workers.clear();
+        try {
+            blobs.close();
+        } catch (IOException e) {
+            failure = Failures.add(failure, e);
+        }
         try {
             directory.close();
         } catch (IOException e) {
