@@ -257,6 +257,20 @@ public final class ExecutionTopology {
     }
 
     /**
+     * The subpartitions of partition {@code index} (0-based within the dataset) of dataset {@code
+     * d}: the most consumers it has on any of the dataset's consumer edges — each consumer of an
+     * edge reads its own of them — and at least 1. O(consumer edges), no allocation.
+     */
+    public int numSubpartitions(int d, int index) {
+        int most = 1;
+        for (int k = 0; k < graph.numConsumerEdges(d); k++) {
+            int g = consumerGroupOnEdge(graph.consumerEdge(d, k), index);
+            most = Math.max(most, PackedRange.size(consumerRange(g)));
+        }
+        return most;
+    }
+
+    /**
      * The group of edge {@code e} that reads partition {@code index} (0-based within the dataset)
      * of the edge's dataset. O(1), no allocation.
      */

@@ -139,7 +139,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
                     new ProducedPartition(
                             graph.firstPartition(d) + subtask,
                             d,
-                            subpartitions(d, subtask),
+                            topology.numSubpartitions(d, subtask),
                             graph.resultType(d)));
         }
         return new TaskDeploymentDescriptor(
@@ -221,16 +221,6 @@ public final class DeploymentDescriptors implements AutoCloseable {
     /** Whether group {@code g} is large enough to be encoded in steps when slices deploy. */
     private boolean isStepped(int g) {
         return PackedRange.size(topology.partitionRange(g)) >= STEPPED_MIN_PARTITIONS;
-    }
-
-    /** The most consumers reading partition {@code index} of dataset {@code d} on one edge. */
-    private int subpartitions(int d, int index) {
-        int most = 1;
-        for (int k = 0; k < graph.numConsumerEdges(d); k++) {
-            int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
-            most = Math.max(most, PackedRange.size(topology.consumerRange(g)));
-        }
-        return most;
     }
 
     /** Encodes group {@code g} at once (and maybe offloads and caches it; see the class notes). */

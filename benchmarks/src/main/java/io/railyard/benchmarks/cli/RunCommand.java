@@ -325,13 +325,24 @@ final class RunCommand implements Callable<Integer> {
 
     private JobResult runOn(LocalEngine engine, JobGraph graph, ForwardingJob logic)
             throws Exception {
-        return engine.run(
-                graph,
-                logic,
-                maxRestarts == 0
-                        ? RestartBackoffPolicy.noRestart()
-                        : RestartBackoffPolicy.fixedDelay(maxRestarts, Duration.ZERO),
-                Duration.ofSeconds(timeoutSeconds));
+        try {
+            return engine.run(
+                    graph,
+                    logic,
+                    maxRestarts == 0
+                            ? RestartBackoffPolicy.noRestart()
+                            : RestartBackoffPolicy.fixedDelay(maxRestarts, Duration.ZERO),
+                    Duration.ofSeconds(timeoutSeconds));
+        } catch (IllegalArgumentException e) { // refused before anything ran: it can never fit
+            throw OptionChecks.usage(
+                    spec,
+                    "--job "
+                            + job
+                            + " does not fit --memory-mib "
+                            + memoryMib
+                            + ": "
+                            + e.getMessage());
+        }
     }
 
     private PartitionKind blocking(String value) {

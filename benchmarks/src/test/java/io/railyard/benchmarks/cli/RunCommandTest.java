@@ -161,6 +161,22 @@ class RunCommandTest {
     }
 
     /**
+     * A job whose task can never fit in a worker's network memory is refused before it runs, in one
+     * line naming the task, the pages and the option (it was restarted until --max-restarts).
+     */
+    @Test
+    void aJobThatCanNeverFitItsMemory_isRefusedInOneLine() throws Exception {
+        Path job = InspectCommandTest.file(dir, DIAMOND);
+        CliRun bad = run("--job", job.toString(), "--memory-mib", "1");
+        assertThat(bad.exit()).as(bad.err()).isEqualTo(2);
+        assertThat(bad.err().strip())
+                .startsWith(
+                        "run: --job " + job + " does not fit --memory-mib 1: task A#0 can never")
+                .contains("pledge 15 of 32 pages")
+                .doesNotContain("\n");
+    }
+
+    /**
      * Each slot runs its task on a thread of this process: slots beyond what a process holds are
      * refused before a thread starts, in one line naming both options and the product.
      */

@@ -344,7 +344,9 @@ public final class LocalEngine implements AutoCloseable {
      * returns), and the result is returned all the same.
      *
      * @throws IllegalArgumentException if a dataset's consumers cannot share its partitions (see
-     *     {@link #checkRunnable})
+     *     {@link #checkRunnable}), or if the job can never fit in a worker's network memory — a
+     *     task alone, or the writers a pipelined region creates at its deployment (one line naming
+     *     it, the pages it needs and those a worker has); nothing is deployed then
      * @throws TimeoutException if the job did not end within {@code timeout}: the message lists
      *     every task attempt still deployed and what it waits for; everything is cancelled and
      *     released before it is thrown
@@ -369,6 +371,7 @@ public final class LocalEngine implements AutoCloseable {
             OffloadOptions offload)
             throws TimeoutException, InterruptedException, IOException {
         checkRunnable(graph);
+        MemoryFit.check(graph, workers.get(0).shuffle(), workers.size(), blocking);
         long[] pagesBefore = new long[workers.size()];
         long[] filesBefore = new long[workers.size()];
         for (Host worker : workers) {

@@ -148,6 +148,14 @@ public final class ShuffleEnvironment {
 
     /** The partition kind of results of {@code type} on this worker. */
     public PartitionKind kindOf(ResultPartitionType type) {
+        return kindOf(type, blocking);
+    }
+
+    /**
+     * The partition kind of results of {@code type} on a worker whose BLOCKING results are of kind
+     * {@code blocking}.
+     */
+    public static PartitionKind kindOf(ResultPartitionType type, PartitionKind blocking) {
         return switch (type) {
             case BLOCKING -> blocking;
             case HYBRID_FULL -> PartitionKind.HYBRID_FULL;

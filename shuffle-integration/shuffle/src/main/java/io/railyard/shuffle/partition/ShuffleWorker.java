@@ -136,6 +136,20 @@ public final class ShuffleWorker implements AutoCloseable {
         };
     }
 
+    /**
+     * The pages a writer of {@code kind} with {@code numSubpartitions} subpartitions pledges in
+     * this worker's pool when it is created ({@link #createPartition}): sort and hybrid writers a
+     * fixed number, a hash writer one per subpartition. O(1).
+     */
+    public int writerPages(PartitionKind kind, int numSubpartitions) {
+        return switch (kind) {
+            case SORT -> SortFormatWriter.pagesNeeded(options);
+            case HASH -> HashPartitionWriter.pagesNeeded(options, numSubpartitions);
+            case HYBRID_FULL, HYBRID_SELECTIVE, PIPELINED ->
+                    HybridPartitionWriter.pagesNeeded(options);
+        };
+    }
+
     private PartitionWriter createSortPartition(PartitionId id, int numSubpartitions)
             throws IOException {
         int pages = SortFormatWriter.pagesNeeded(options);

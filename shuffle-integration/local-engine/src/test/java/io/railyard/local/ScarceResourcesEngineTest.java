@@ -1,0 +1,120 @@
+package io.railyard.local;
+
+import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.railyard.failover.RestartBackoffPolicy;
+import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.topology.JobGraph;
+import io.railyard.topology.ResultPartitionType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scarce memory and slots on the local engine: a job that can never fit in a worker's network
+ * memory is refused before anything is deployed, in one line naming what does not fit, the pages it
+ * needs and those there are (before, each task failed with an {@code
+ * InsufficientNetworkMemoryException} and was restarted until the back-off gave up); a pipelined
+ * region with more tasks than the worker has slots still runs, exactly.
+ */
+class ScarceResourcesEngineTest {
+    /** 256 pages of 4 KiB; the IO thread pledges 17, so tasks can pledge 239. */
+    private static final ShuffleOptions SMALL =
+            ShuffleOptions.builder().pageSizeBytes(4096).totalPages(256).build();
+
+    @TempDir Path dir;
+
+    @Test
+    void aTaskWhoseWritersCanNeverFit_isRefusedBeforeDeploying_namingItAndThePages()
+            throws Exception {
+        JobGraph graph = // a hash writer pledges a page per subpartition (300) and one to compress
+                JobGraph.builder()
+                        .addVertex("source", 1)
+                        .addVertex("sink", 300)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 2, SMALL, PartitionKind.HASH)) {
+            long idle = engine.pagesInUse();
+
+            assertThatThrownBy(
+                            () ->
+                                    engine.run(
+                                            graph,
+                                            job,
+                                            RestartBackoffPolicy.fixedDelay(100, Duration.ZERO),
+                                            Duration.ofMinutes(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(
+                            "task source#0 can never run: its writers and gates pledge 301 pages"
+                                    + " of a worker's network memory, which can pledge 239 of 256"
+                                    + " pages; raise shuffle.network.memory.total (now 1 MiB) or lower"
+                                    + " the parallelism of its consumers");
+            assertThat(engine.pagesInUse()).isEqualTo(idle);
+            assertThat(partitionFiles()).as("nothing deployed").isZero();
+        }
+    }
+
+    @Test
+    void aPipelinedRegionWhoseWritersCanNeverFit_isRefusedBeforeDeploying() throws Exception {
+        ShuffleOptions bigWriters = SMALL.toBuilder().sortBufferPages(30).build(); // 32 each
+        JobGraph graph = // 16 pipelined writers, all deployed at once: 512 pages, 256 a worker
+                JobGraph.builder()
+                        .addVertex("map", 16)
+                        .addVertex("sink", 16)
+                        .connect("map", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
+        try (LocalEngine engine = new LocalEngine(dir, 2, 8, bigWriters, PartitionKind.SORT)) {
+            assertThatThrownBy(
+                            () ->
+                                    engine.run(
+                                            graph,
+                                            job,
+                                            RestartBackoffPolicy.noRestart(),
+                                            Duration.ofMinutes(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("pipelined region ")
+                    .hasMessageContaining(
+                            "can never run: its 32 tasks are deployed together and their"
+                                    + " partitions readable while written pledge 512 pages, at"
+                                    + " least 256 on one of the 2 workers, whose network memory"
+                                    + " can pledge 239 of 256 pages");
+        }
+    }
+
+    @Test
+    void aPipelinedRegionWithMoreTasksThanSlots_runsExactly() throws Exception {
+        JobGraph graph = // 12 tasks in one region, 2 slots on the one worker
+                JobGraph.builder()
+                        .addVertex("source", 6)
+                        .addVertex("sink", 6)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 5_000, 32, 7);
+        ShuffleOptions options =
+                ShuffleOptions.builder().pageSizeBytes(4096).totalPages(1024).build();
+        try (LocalEngine engine = new LocalEngine(dir, 1, 2, options, PartitionKind.SORT)) {
+            JobResult result =
+                    engine.run(graph, job, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(2));
+
+            assertThat(result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committedTotal()).isEqualTo(job.expectedReceived()[1]);
+            assertThat(result.stats().maxSlotsBusy()).isEqualTo(2);
+            assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
+        }
+    }
+
+    private long partitionFiles() throws Exception {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(p -> p.toString().contains("worker-") && Files.isRegularFile(p))
+                    .count();
+        }
+    }
+}
