@@ -52,4 +52,13 @@ public interface BlobStore {
 
     /** How many references all jobs hold to blob {@code key} (0 if no job holds one). */
     int referenceCount(BlobKey key);
+
+    /**
+     * The references every store of this process holds now, over all jobs: 0 once every job
+     * released its blobs (a closed {@link FileSystemBlobStore}'s references went with it). For leak
+     * checks, as {@code NetworkBufferPool.pagesInUseInProcess()} is for pages. O(1).
+     */
+    static long referencesInProcess() {
+        return BlobReferences.live();
+    }
 }

@@ -163,11 +163,19 @@ public final class FileSystemBlobStore implements BlobStore, AutoCloseable {
 
     /**
      * Releases the directory: another store may open it from now on (and will delete the blobs this
-     * one leaves). Blobs and references are not touched; the store must not be used after.
-     * Idempotent.
+     * one leaves, whose references go with this store). Blob files are not touched; the store must
+     * not be used after. Idempotent.
      */
     @Override
     public void close() throws IOException {
+        lock.writeLock().lock();
+        try {
+            BlobReferences.add(-references.size());
+            references.clear();
+            referencesByJob.clear();
+        } finally {
+            lock.writeLock().unlock();
+        }
         ownership.close();
     }
 
@@ -365,6 +373,7 @@ public final class FileSystemBlobStore implements BlobStore, AutoCloseable {
         assert lock.isWriteLockedByCurrentThread();
         referencesByJob.computeIfAbsent(job, j -> HashMultiset.create()).add(key);
         references.add(key);
+        BlobReferences.add(1);
     }
 
     /**
@@ -504,6 +513,7 @@ public final class FileSystemBlobStore implements BlobStore, AutoCloseable {
                 referencesByJob.remove(job);
             }
             references.remove(key);
+            BlobReferences.add(-1);
             assert references.count(key) >= 0;
         } finally {
             lock.writeLock().unlock();
@@ -543,6 +553,7 @@ public final class FileSystemBlobStore implements BlobStore, AutoCloseable {
                 }
                 held.remove(key, count);
                 references.remove(key, count);
+                BlobReferences.add(-count);
             }
             if (held.isEmpty()) {
                 referencesByJob.remove(job);

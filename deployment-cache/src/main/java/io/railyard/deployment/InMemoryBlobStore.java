@@ -25,6 +25,7 @@ public final class InMemoryBlobStore implements BlobStore {
         BlobKey key = new BlobKey(Hashing.sha256().hashBytes(content).toString());
         blobs.putIfAbsent(key, content.clone());
         references.computeIfAbsent(job, j -> new HashMap<>()).merge(key, 1, Integer::sum);
+        BlobReferences.add(1);
         return key;
     }
 
@@ -50,6 +51,7 @@ public final class InMemoryBlobStore implements BlobStore {
         } else {
             held.put(key, count - 1);
         }
+        BlobReferences.add(-1);
         deleteIfUnreferenced(key);
     }
 
@@ -57,6 +59,7 @@ public final class InMemoryBlobStore implements BlobStore {
     public synchronized void releaseJob(JobId job) {
         Map<BlobKey, Integer> held = references.remove(job);
         if (held != null) {
+            BlobReferences.add(-held.values().stream().mapToLong(Integer::longValue).sum());
             held.keySet().forEach(this::deleteIfUnreferenced);
         }
     }

@@ -61,6 +61,7 @@ class DecoderFuzzTest {
             assertThat(TaskDeploymentDescriptor.decode(bytes)).isEqualTo(descriptor);
             valid.add(bytes);
         }
+        descriptors.close(); // the job's blob references
         byte[] table = shuffle.workers().encode();
         assertThat(WorkerTable.decode(table)).isEqualTo(shuffle.workers());
         valid.add(table);

@@ -97,6 +97,7 @@ class DeploymentDescriptorsTest {
         // before compression: at most 4 bytes per shuffle descriptor over 1,000 workers
         assertThat(descriptors.rawBytes()).isLessThanOrEqualTo(4L * 10_000);
         assertThat(TaskDeploymentDescriptor.decode(sink.encode())).isEqualTo(sink);
+        descriptors.close();
     }
 
     /**
@@ -184,6 +185,7 @@ class DeploymentDescriptorsTest {
 
         assertThat(worker.fetches()).isEqualTo(1);
         assertThat(blobs.gets()).isEqualTo(1);
+        descriptors.close();
     }
 
     /** The job's secret reaches every worker inside its descriptors, and nowhere in their text. */

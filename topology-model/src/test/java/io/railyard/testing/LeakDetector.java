@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>the process's open file descriptors, read from {@code /proc/self/fd} where it exists (each
  *       new descriptor is named with what it points to; the JDK's own jar and library files, which
  *       the class loader opens on first use and keeps, are not counted);
- *   <li>live non-daemon threads (each new one named);
+ *   <li>live non-daemon threads, and Railyard's own threads (named {@code railyard-…}) daemon or
+ *       not — a library's daemon thread left running is a leak all the same (each new one named);
  *   <li>regular files under the test's {@link TempDir} directories — its fields, static or not, and
  *       its method's parameters — where the shuffle and blob directories of tests live.
  * </ul>
@@ -55,8 +56,9 @@ import org.junit.jupiter.api.io.TempDir;
  * auto-detection ({@code junit.jupiter.extensions.autodetection.enabled=true} in the module's
  * {@code junit-platform.properties} and this class named in {@code
  * META-INF/services/org.junit.jupiter.api.extension.Extension}), or per class with
- * {@code @ExtendWith}. Cost per test: two listings of {@code /proc/self/fd}, of the threads and of
- * the temporary directories.
+ * {@code @ExtendWith}; a module may leave classes out by name ({@value #EXCLUDED_CLASSES_KEY}).
+ * Cost per test: two listings of {@code /proc/self/fd}, of the threads and of the temporary
+ * directories.
  */
 public final class LeakDetector
         implements BeforeEachCallback, AfterEachCallback, InvocationInterceptor {
@@ -71,6 +73,23 @@ public final class LeakDetector
 
     /** The JUnit configuration parameter that overrides {@link #GRACE_MILLIS}. */
     public static final String GRACE_KEY = "railyard.leak-detector.grace-millis";
+
+    /**
+     * The JUnit configuration parameter holding a regular expression: test classes whose fully
+     * qualified name matches it are not checked (tests that run another engine in this process —
+     * Apache Flink's mini cluster keeps threads and files of its own).
+     */
+    public static final String EXCLUDED_CLASSES_KEY = "railyard.leak-detector.excluded-classes";
+
+    /**
+     * The JUnit configuration parameter that turns the temporary-directory check off for a module
+     * ({@code false}) whose tests write their fixtures and outputs there (the command-line tests);
+     * descriptors, threads and gauges are still checked.
+     */
+    public static final String TEMP_DIR_FILES_KEY = "railyard.leak-detector.temp-dir-files";
+
+    /** The prefix of every thread Railyard starts, counted whether a daemon or not. */
+    private static final String LIBRARY_THREADS = "railyard-";
 
     private static final Path FD_DIR = Path.of("/proc/self/fd");
     private static final ExtensionContext.Namespace NAMESPACE =
@@ -100,6 +119,10 @@ public final class LeakDetector
 
     @Override
     public void beforeEach(ExtensionContext context) {
+        String excluded = context.getConfigurationParameter(EXCLUDED_CLASSES_KEY).orElse("");
+        if (!excluded.isEmpty() && context.getRequiredTestClass().getName().matches(excluded)) {
+            return; // no snapshot: afterEach checks nothing
+        }
         List<Path> dirs = keepsFiles(context) ? List.of() : tempDirFields(context);
         context.getStore(NAMESPACE).put(Snapshot.class, take(dirs));
     }
@@ -169,7 +192,9 @@ public final class LeakDetector
     }
 
     private static boolean keepsFiles(ExtensionContext context) {
-        return context.getRequiredTestMethod().isAnnotationPresent(KeepsFiles.class)
+        return !context.getConfigurationParameter(TEMP_DIR_FILES_KEY, Boolean::parseBoolean)
+                        .orElse(true)
+                || context.getRequiredTestMethod().isAnnotationPresent(KeepsFiles.class)
                 || context.getRequiredTestClass().isAnnotationPresent(KeepsFiles.class);
     }
 
@@ -193,7 +218,7 @@ public final class LeakDetector
                             }
                         });
         newOnes("open file descriptor", before.descriptors(), descriptors(), leaks);
-        newOnes("non-daemon thread", before.threads(), threads(), leaks);
+        newOnes("thread", before.threads(), threads(), leaks);
         for (Map.Entry<Path, Set<String>> dir : before.files().entrySet()) {
             Set<String> now = regularFiles(dir.getKey());
             now.removeIf(file -> durable.contains(Path.of(file).getFileName().toString()));
@@ -259,6 +284,9 @@ public final class LeakDetector
                 // SecureRandom's NativePRNG opens both once, on first use, and keeps them.
                 || target.equals("/dev/random")
                 || target.equals("/dev/urandom")
+                // The JDK's font manager opens a font file on first use (a chart) and keeps it.
+                || target.endsWith(".ttf")
+                || target.endsWith(".otf")
                 // The JDK or the test runner opened a socket lazily during a test once (and kept
                 // it), which is not the test's leak; the transport's own connections are counted
                 // by its gauge (io.railyard.transport.TransportLeakGauges) instead.
@@ -267,7 +295,11 @@ public final class LeakDetector
 
     private static Set<String> threads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && !t.isDaemon())
+                .filter(
+                        t ->
+                                t.isAlive()
+                                        && (!t.isDaemon()
+                                                || t.getName().startsWith(LIBRARY_THREADS)))
                 // Netty's process-wide notifier: it starts when an event loop terminates (to tell
                 // its group) and ends itself after one quiet second; no test owns it.
                 .filter(t -> !t.getName().startsWith("globalEventExecutor-"))

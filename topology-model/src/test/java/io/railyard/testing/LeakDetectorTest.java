@@ -43,8 +43,43 @@ class LeakDetectorTest {
     @Test
     void aThreadLeftRunning_failsTheTestNamingIt() {
         assertThat(failure(LeaksAThread.class))
-                .contains("non-daemon thread: 'leaky-sample-thread'")
+                .contains("thread: 'leaky-sample-thread'")
                 .contains("leaked by leaks()");
+    }
+
+    @Test
+    void aLibraryDaemonThreadLeftRunning_failsTheTestNamingIt() {
+        assertThat(failure(LeaksALibraryDaemon.class))
+                .contains("thread: 'railyard-sample-daemon'")
+                .doesNotContain("other-daemon");
+    }
+
+    @Test
+    void aModuleWithoutTheTemporaryDirectoryCheck_keepsItsFiles() {
+        Events tests =
+                EngineTestKit.engine("junit-jupiter")
+                        .configurationParameter(LeakDetector.GRACE_KEY, "100")
+                        .configurationParameter(LeakDetector.TEMP_DIR_FILES_KEY, "false")
+                        .selectors(selectClass(LeaksAFile.class))
+                        .execute()
+                        .testEvents();
+
+        assertThat(tests.failed().count()).isZero();
+    }
+
+    @Test
+    void aClassLeftOutByName_isNotChecked() {
+        Events tests =
+                EngineTestKit.engine("junit-jupiter")
+                        .configurationParameter(LeakDetector.GRACE_KEY, "100")
+                        .configurationParameter(
+                                LeakDetector.EXCLUDED_CLASSES_KEY, ".*\\$LeaksAFile")
+                        .selectors(selectClass(LeaksAFile.class))
+                        .execute()
+                        .testEvents();
+
+        assertThat(tests.failed().count()).isZero();
+        assertThat(tests.succeeded().count()).isEqualTo(1);
     }
 
     @Test
@@ -98,6 +133,25 @@ class LeakDetectorTest {
                         release.countDown();
                         thread.join();
                     });
+        }
+    }
+
+    /** A daemon thread of Railyard's (by its name) counts; another daemon does not. */
+    @ExtendWith(LeakDetector.class)
+    static class LeaksALibraryDaemon {
+        @Test
+        void leaks() {
+            CountDownLatch release = new CountDownLatch(1);
+            for (String name : List.of("railyard-sample-daemon", "other-daemon")) {
+                Thread thread = new Thread(() -> awaitQuietly(release), name);
+                thread.setDaemon(true);
+                thread.start();
+                LEFT_BEHIND.add(
+                        () -> {
+                            release.countDown();
+                            thread.join();
+                        });
+            }
         }
     }
 

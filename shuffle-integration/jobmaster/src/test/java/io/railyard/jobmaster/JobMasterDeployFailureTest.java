@@ -172,6 +172,8 @@ class JobMasterDeployFailureTest {
             assertThat(input).isInstanceOf(InputDescriptor.Offloaded.class);
             assertThat(worker.resolve(input).size()).isEqualTo(P);
         }
+        master.close();
+        assertThat(store.numBlobs()).as("the job's references are dropped").isZero();
     }
 
     @Test

@@ -146,7 +146,7 @@ public final class DataServer implements AutoCloseable {
                             .bind(options.bindAddress(), options.port())
                             .syncUninterruptibly()
                             .channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's BindException unchecked
             NettyIo.shutdown(group);
             opener.shutdownNow();
             throw new IOException(

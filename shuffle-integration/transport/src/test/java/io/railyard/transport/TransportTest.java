@@ -9,6 +9,7 @@ import io.railyard.shuffle.partition.HybridPartitionWriter;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.PartitionId;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -59,6 +60,21 @@ class TransportTest {
             assertThat(rig.client.stats().connectionsMade()).as("one connection").isEqualTo(1);
             assertThat(rig.readerPages()).as("reader pages after every gate closed").isZero();
         }
+    }
+
+    /**
+     * An address of no interface of this host (TEST-NET-3): the bind fails, and the server's event
+     * loop and opener threads go with it — the leak detector fails the test otherwise (Netty
+     * rethrows the bind's checked {@code BindException} unchecked, past a catch of runtime
+     * exceptions, which left the loop running).
+     */
+    @Test
+    void aServerThatCannotBind_failsNamingTheAddress_andLeavesNoThreadBehind() {
+        TransportOptions options = TransportOptions.DEFAULT.withAddress("203.0.113.7", 0);
+
+        assertThatThrownBy(() -> DataServer.start(options, 4096))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("cannot start the data server on 203.0.113.7:0");
     }
 
     @Test
