@@ -20,31 +20,50 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The owner a {@link ShuffleDirectory} marker names: a process id and, when the platform reports
- * it, the process's start instant. The marker file is UTF-8 text, exactly three lines:
+ * The owner a {@link ShuffleDirectory} marker names: a process id, when the platform reports them
+ * the process's start instant and its host's name. The marker file is UTF-8 text, exactly four
+ * lines (a version-1 marker, of an older Railyard, has the first three, and no host):
  *
  * <pre>
- * railyard-shuffle-owner v1
+ * railyard-shuffle-owner v2
  * pid=12345
  * start=2026-11-23T20:16:05.120Z      (ISO-8601, or "unknown")
+ * host=worker-7                        (the kernel's host name, or "unknown")
  * </pre>
  *
  * <p>The owner is gone when no process has the pid, or when one has it but started at another
  * instant (the pid was reused). Instants are compared within {@link #START_TOLERANCE}: the JDK
  * derives them from the kernel's boot time, which two JVMs may read a second apart. When either
- * instant is unknown, only the pid is compared, so a reused pid keeps the directory. Immutable.
+ * instant is unknown, only the pid is compared, so a reused pid keeps the directory. A marker of
+ * another host — a parent directory shared over the network, or between containers, whose pids mean
+ * nothing here — is never judged gone: the sweep leaves it alone. Immutable.
  *
  * @param pid the owner's process id
  * @param start the owner's start instant, or null if the platform did not report it
+ * @param host the owner's host name, or null if unknown (a version-1 marker, or no name here)
  */
-record OwnerMarker(long pid, @Nullable Instant start) {
-    static final String HEADER = "railyard-shuffle-owner v1";
+record OwnerMarker(long pid, @Nullable Instant start, @Nullable String host) {
+    static final String HEADER = "railyard-shuffle-owner v2";
+
+    /** The header of a marker without a host line. */
+    static final String HEADER_V1 = "railyard-shuffle-owner v1";
+
+    /** Where Linux tells the host's name (of the process's UTS namespace: a container's own). */
+    private static final Path HOST_NAME_FILE = Path.of("/proc/sys/kernel/hostname");
+
+    /** This host's name, read once; null where the kernel does not tell it. */
+    private static final @Nullable String HOST = readHostName();
 
     /** Start instants closer than this name the same process. */
     static final Duration START_TOLERANCE = Duration.ofSeconds(2);
 
     /** A marker larger than this is not one of ours (it is not read). */
     private static final int MAX_BYTES = 1024;
+
+    /** A marker of a process on this host. */
+    OwnerMarker(long pid, @Nullable Instant start) {
+        this(pid, start, HOST);
+    }
 
     /** The marker of this process. */
     static OwnerMarker current() {
@@ -54,7 +73,23 @@ record OwnerMarker(long pid, @Nullable Instant start) {
 
     /** The marker's text. */
     String text() {
-        return HEADER + "\npid=" + pid + "\nstart=" + (start == null ? "unknown" : start) + "\n";
+        return HEADER
+                + "\npid="
+                + pid
+                + "\nstart="
+                + (start == null ? "unknown" : start)
+                + "\nhost="
+                + (host == null ? "unknown" : host)
+                + "\n";
+    }
+
+    private static @Nullable String readHostName() {
+        try {
+            String name = Files.readString(HOST_NAME_FILE, StandardCharsets.UTF_8).strip();
+            return name.isEmpty() || name.contains("\n") ? null : name;
+        } catch (IOException | RuntimeException e) {
+            return null; // not Linux: markers carry no host, as version 1 did
+        }
     }
 
     /**
@@ -97,26 +132,38 @@ record OwnerMarker(long pid, @Nullable Instant start) {
     /** The marker {@code text} holds, or null if it is not exactly a valid one. */
     static @Nullable OwnerMarker parse(String text) {
         List<String> lines = text.lines().toList();
-        if (lines.size() != 3
-                || !lines.get(0).equals(HEADER)
+        boolean v2 = lines.size() == 4 && lines.get(0).equals(HEADER);
+        boolean v1 = lines.size() == 3 && lines.get(0).equals(HEADER_V1);
+        if (!(v1 || v2)
                 || !lines.get(1).startsWith("pid=")
-                || !lines.get(2).startsWith("start=")) {
+                || !lines.get(2).startsWith("start=")
+                || (v2 && !lines.get(3).startsWith("host="))) {
             return null;
         }
         try {
             long pid = Long.parseLong(lines.get(1).substring("pid=".length()));
             String start = lines.get(2).substring("start=".length());
-            if (pid <= 0) {
+            String host = v2 ? lines.get(3).substring("host=".length()) : "unknown";
+            if (pid <= 0 || host.isEmpty()) {
                 return null;
             }
-            return new OwnerMarker(pid, start.equals("unknown") ? null : Instant.parse(start));
+            return new OwnerMarker(
+                    pid,
+                    start.equals("unknown") ? null : Instant.parse(start),
+                    host.equals("unknown") ? null : host);
         } catch (NumberFormatException | DateTimeParseException e) {
             return null; // garbled: not ours to judge
         }
     }
 
-    /** Whether the owner no longer runs (no such pid, or the pid now names another process). */
+    /**
+     * Whether the owner no longer runs (no such pid, or the pid now names another process); never
+     * for a marker of another host, whose pid means nothing here.
+     */
     boolean ownerIsGone() {
+        if (host != null && HOST != null && !host.equals(HOST)) {
+            return false;
+        }
         Optional<ProcessHandle> process = ProcessHandle.of(pid);
         if (process.isEmpty() || !process.get().isAlive()) {
             return true;

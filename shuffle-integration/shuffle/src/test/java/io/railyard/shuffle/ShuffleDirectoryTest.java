@@ -55,7 +55,7 @@ class ShuffleDirectoryTest {
         assertThat(path.getParent()).isEqualTo(parent);
         assertThat(path.getFileName().toString()).startsWith("job-1.a_b").isNotEqualTo("job-1.a_b");
         assertThat(Files.readString(path.resolve(ShuffleDirectory.MARKER_FILE)))
-                .startsWith("railyard-shuffle-owner v1\npid=" + ProcessHandle.current().pid())
+                .startsWith("railyard-shuffle-owner v2\npid=" + ProcessHandle.current().pid())
                 .contains("\nstart=");
         assertThat(OwnerMarker.read(path)).isEqualTo(OwnerMarker.current());
         Files.createDirectories(path.resolve("a/b"));
@@ -107,6 +107,33 @@ class ShuffleDirectoryTest {
         assertThat(root).isEmptyDirectory();
     }
 
+    /**
+     * A parent shared with another host (a network file system) or another container: a marker
+     * naming another host is never swept, even with a pid that runs nowhere here — its owner may
+     * well be alive there. A version-1 marker (no host) is judged by its pid, as before.
+     */
+    @Test
+    @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
+    void sweepStale_anotherHostsDirectory_kept_aVersionOneMarker_judgedByItsPid() throws Exception {
+        assumeTrue(OwnerMarker.current().host() != null, "the kernel tells no host name here");
+        long dead = deadPid();
+        Path elsewhere =
+                markedDirectory(
+                        root,
+                        "other-host",
+                        "railyard-shuffle-owner v2\npid="
+                                + dead
+                                + "\nstart=unknown\nhost=elsewhere\n");
+        Path old =
+                markedDirectory(
+                        root,
+                        "version-one",
+                        "railyard-shuffle-owner v1\npid=" + dead + "\nstart=unknown\n");
+
+        assertThat(ShuffleDirectory.sweepStale(root)).containsExactly(old);
+        assertThat(elsewhere.resolve("sub/p.index")).exists();
+    }
+
     @Test
     @KeepsFiles("the directories of dead, live and foreign owners are the scenario")
     void sweepStale_pidAboveTheOsMaximum_deleted() throws IOException {
@@ -140,7 +167,9 @@ class ShuffleDirectoryTest {
         String valid = marker(dead, Instant.now());
         List<Path> kept =
                 List.of(
-                        markedDirectory(root, "garbled-header", valid.replace("v1", "v2")),
+                        markedDirectory(root, "garbled-header", valid.replace("v2", "v3")),
+                        markedDirectory(root, "v1-with-host", valid.replace("v2", "v1")),
+                        markedDirectory(root, "empty-host", valid.replaceAll("host=.*", "host=")),
                         markedDirectory(root, "garbled-pid", valid.replace("pid=", "pid=x")),
                         markedDirectory(root, "garbled-start", valid.replace("start=", "start=x")),
                         markedDirectory(root, "extra-line", valid + "more=1\n"),
