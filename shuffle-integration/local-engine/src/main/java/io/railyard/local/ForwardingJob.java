@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -331,14 +332,29 @@ public final class ForwardingJob implements TaskCode.Factory {
 
     private Tally generated(int v) {
         Tally.Counter generated = new Tally.Counter();
-        ByteBuffer record = ByteBuffer.allocate(recordBytes);
         for (int s = 0; s < graph.parallelism(v); s++) {
-            SplittableRandom random = random(v, s);
-            for (long i = recordsOf(v, s); i > 0; i--) {
-                fill(record, random);
-                generated.add(record);
-            }
+            forEachGenerated(v, s, generated::add);
         }
         return generated.tally();
+    }
+
+    /**
+     * Hands every record subtask {@code subtask} of {@code vertex} generates, in every attempt and
+     * in order, to {@code action}: none if the vertex has inputs. One buffer is refilled for each
+     * record ({@code [position, limit)} is the record; big-endian, so its key is {@code
+     * getInt(position())}): valid only during the call. For oracles that follow each record further
+     * than {@link #expectedReceived} does (to a subtask, by key). O(records).
+     *
+     * @throws IndexOutOfBoundsException if there is no such vertex or subtask
+     */
+    public void forEachGenerated(int vertex, int subtask, Consumer<ByteBuffer> action) {
+        checkElementIndex(vertex, graph.numJobVertices(), "vertex");
+        checkElementIndex(subtask, graph.parallelism(vertex), "subtask");
+        ByteBuffer record = ByteBuffer.allocate(recordBytes);
+        SplittableRandom random = random(vertex, subtask);
+        for (long i = recordsOf(vertex, subtask); i > 0; i--) {
+            fill(record, random);
+            action.accept(record);
+        }
     }
 }
