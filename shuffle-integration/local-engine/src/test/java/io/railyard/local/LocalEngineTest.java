@@ -134,6 +134,39 @@ class LocalEngineTest {
         }
     }
 
+    /**
+     * A consumer whose gate has fewer pages than channels reads sort partitions that producers on
+     * the other workers wrote: in-process, its worker's IO thread reads them, and so do the
+     * producers' workers' IO threads for their own consumers. Each IO thread serves only the gates
+     * of its worker; when the producer's worker's IO thread served the consumer's waiting channels
+     * out of turn (joining them to a read of the same file), the consumer waited for ever with its
+     * gate's pages held, or lost records. Found by {@link LocalEnginePropertyTest} at small pools.
+     */
+    @Test
+    void aGateWithFewerPagesThanChannels_readingOtherWorkersPartitions_receivesEveryRecord()
+            throws Exception {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 6)
+                        .addVertex("sink", 2)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                        .build();
+        ShuffleOptions small =
+                ShuffleOptions.builder()
+                        .pageSizeBytes(256)
+                        .sortBufferPages(1)
+                        .writeBatchPages(2)
+                        .readBatchPages(1)
+                        .gatePages(2)
+                        .compression(ShuffleOptions.Compression.NONE)
+                        .totalPages(40)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 300, 32, 29);
+        try (LocalEngine engine = engine(dir, 3, 1, small, PartitionKind.SORT)) {
+            assertExact(engine.run(graph, job, RestartBackoffPolicy.noRestart(), TIMEOUT), job, 1);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(
             value = ResultPartitionType.class,

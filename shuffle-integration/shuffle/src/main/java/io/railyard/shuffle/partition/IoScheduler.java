@@ -586,12 +586,19 @@ final class IoScheduler implements AutoCloseable {
     }
 
     /**
-     * Adds the other channels reading this sort file whose gates can take data now, so that
-     * neighbouring sections of consumers running at once are read in one call.
+     * Adds the other channels reading this sort file whose gates this scheduler serves and can take
+     * data now, so that neighbouring sections of consumers running at once are read in one call.
+     *
+     * <p>Only this scheduler's gates: a partition read in-process by the consumers of several
+     * workers (the local engine) lists their channels too, and another worker's gate belongs to
+     * that worker's IO thread — what a round decoded for it, the wake-up it defers and the page it
+     * fills are confined to that thread. Serving such a channel here left its consumer waiting for
+     * ever with the gate's pages held (and, seen once, without some of its records): {@code
+     * LocalEngineTest}, a gate with fewer pages than channels reading other workers' partitions.
      */
     private void joinWaitingReaders(ReadFile file, List<ChannelReader> channels) {
         for (ChannelReader other : file.partition.readers) {
-            if (other.done || channels.contains(other)) {
+            if (other.done || channels.contains(other) || !other.gate.isServedBy(this)) {
                 continue;
             }
             if (!other.gate.tryDispatchNow(other)) {

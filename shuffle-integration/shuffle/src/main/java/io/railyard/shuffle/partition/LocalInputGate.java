@@ -292,6 +292,14 @@ final class LocalInputGate implements InputGate {
         onClose.accept(this);
     }
 
+    /**
+     * Whether {@code io} is the IO scheduler of this gate's worker, the only one that may serve its
+     * channels (see {@link IoScheduler}'s joining of waiting readers).
+     */
+    boolean isServedBy(IoScheduler io) {
+        return scheduler == io;
+    }
+
     synchronized void start() {
         for (ChannelReader channel : channels) {
             turns[channel.index] |= WANTING;
