@@ -154,8 +154,16 @@ final class JobRun implements TaskListener {
                                     .deployInSlices(SliceBudget.DEFAULT, step -> onMain(step::run))
                                     .build();
                     master = created;
-                    created.start();
                 });
+    }
+
+    /**
+     * Starts the job: the JobMaster schedules its first regions, on the main thread once it is
+     * built. Separate from the constructor so that the engine publishes this run first: a task may
+     * call {@link LocalEngine#loseWorker} as soon as it starts, and the loss must reach this run.
+     */
+    void start() {
+        onMain(() -> jobMaster().start());
     }
 
     /**

@@ -387,6 +387,7 @@ public final class LocalEngine implements AutoCloseable {
         current = run;
         watched = new Watched(run, graph.numTasks(), startNanos);
         try {
+            run.start(); // once published: a task's loseWorker, as it starts, finds this run
             JobRun.Ended ended = run.await(timeout);
             // The IO thread returns a closed gate's in-flight pages at the end of its round: give
             // the workers a moment to settle before calling anything a leak (not for an attempt
