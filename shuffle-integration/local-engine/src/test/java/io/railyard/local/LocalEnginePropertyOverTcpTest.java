@@ -17,4 +17,9 @@ class LocalEnginePropertyOverTcpTest extends LocalEnginePropertyTest {
             throws IOException {
         return new LocalEngine(parent, workers, slots, options, blocking, TransportOptions.DEFAULT);
     }
+
+    @Override
+    boolean overTcp() {
+        return true;
+    }
 }
