@@ -46,12 +46,7 @@ class DiskFaultEngineTest {
             names = {"SORT", "HASH"})
     void aDiskThatFillsUp_failsTheJobWithItsCause_andLeavesNothing(PartitionKind blocking)
             throws Exception {
-        JobGraph graph =
-                JobGraph.builder()
-                        .addVertex("source", 2)
-                        .addVertex("sink", 2)
-                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
-                        .build();
+        JobGraph graph = twoByTwo();
         ForwardingJob job = ForwardingJob.of(graph, 25_000, 128, 11);
         try (FileSystem disk =
                 Jimfs.newFileSystem(
@@ -83,12 +78,7 @@ class DiskFaultEngineTest {
      */
     @Test
     void aFailureWhileARestartWaits_isRestartedToo_andTheJobEndsExact() throws Exception {
-        JobGraph graph =
-                JobGraph.builder()
-                        .addVertex("source", 2)
-                        .addVertex("sink", 2)
-                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
-                        .build();
+        JobGraph graph = twoByTwo();
         ForwardingJob job = ForwardingJob.of(graph, 2_000, 32, 5);
         CountDownLatch firstFailed = new CountDownLatch(1);
         TaskCode.Factory code =
@@ -120,5 +110,14 @@ class DiskFaultEngineTest {
             assertThat(result.stats().restarts()).isEqualTo(2);
             assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
         }
+    }
+
+    /** source (2) → sink (2), ALL_TO_ALL, BLOCKING. */
+    private static JobGraph twoByTwo() {
+        return JobGraph.builder()
+                .addVertex("source", 2)
+                .addVertex("sink", 2)
+                .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                .build();
     }
 }

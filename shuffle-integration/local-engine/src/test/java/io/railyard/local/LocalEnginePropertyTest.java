@@ -6,7 +6,6 @@ import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartOracle;
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.worker.Tally;
@@ -14,7 +13,6 @@ import io.railyard.worker.TaskCode;
 import io.railyard.worker.TaskContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -213,10 +211,18 @@ class LocalEnginePropertyTest {
     private static Tally observe(
             int task, int attempt, TaskCode code, TaskContext context, Observed seen)
             throws Exception {
-        KeyCounting counting = new KeyCounting(context);
+        Map<Integer, Tally> byKey = new HashMap<>();
         Tally tally;
         try {
-            tally = code.run(counting);
+            tally =
+                    code.run(
+                            new ObservedInputs(
+                                    context,
+                                    (channel, record) ->
+                                            byKey.merge(
+                                                    RoutingOracle.key(record),
+                                                    RoutingOracle.one(record),
+                                                    Tally::plus)));
         } catch (ForwardingJob.InjectedFailure e) {
             seen.injectedFailures.incrementAndGet();
             throw e;
@@ -228,7 +234,7 @@ class LocalEnginePropertyTest {
         }
         seen.lastReturned.merge(
                 task,
-                new Returned(attempt, counting.byKey, tally),
+                new Returned(attempt, byKey, tally),
                 (old, now) -> now.attempt() > old.attempt() ? now : old);
         return tally;
     }
@@ -385,52 +391,6 @@ class LocalEnginePropertyTest {
 
     /** What attempt {@code attempt} of a task received per key and returned. */
     private record Returned(int attempt, Map<Integer, Tally> byKey, Tally tally) {}
-
-    /** A task's context that counts per key what its inputs deliver, before the task sees it. */
-    private static final class KeyCounting implements TaskContext {
-        private final TaskContext context;
-        final Map<Integer, Tally> byKey = new HashMap<>();
-
-        KeyCounting(TaskContext context) {
-            this.context = context;
-        }
-
-        @Override
-        public int vertex() {
-            return context.vertex();
-        }
-
-        @Override
-        public int subtask() {
-            return context.subtask();
-        }
-
-        @Override
-        public int attempt() {
-            return context.attempt();
-        }
-
-        @Override
-        public int numOutputs() {
-            return context.numOutputs();
-        }
-
-        @Override
-        public void emit(int output, ByteBuffer record, int key) throws IOException {
-            context.emit(output, record, key);
-        }
-
-        @Override
-        public void readInputs(RecordDecoder.RecordSink sink)
-                throws IOException, InterruptedException {
-            context.readInputs(
-                    (channel, record) -> {
-                        byKey.merge(
-                                RoutingOracle.key(record), RoutingOracle.one(record), Tally::plus);
-                        sink.accept(channel, record);
-                    });
-        }
-    }
 
     /** What the cases of one test class covered, per fault and in all. Thread-safe. */
     private static final class Coverage {

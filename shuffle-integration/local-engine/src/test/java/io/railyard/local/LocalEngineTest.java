@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.railyard.failover.JobFailedException;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.shuffle.ShuffleOptions;
-import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
@@ -458,7 +457,7 @@ class LocalEngineTest {
             TaskCode.Factory slowSinks =
                     (vertex, subtask, attempt) -> {
                         TaskCode code = job.create(vertex, subtask, attempt);
-                        return vertex == 0 ? code : context -> code.run(new SlowInputs(context));
+                        return vertex == 0 ? code : context -> code.run(slowInputs(context));
                     };
             try (LocalEngine engine = engine(dir, 2, 4, tight, PartitionKind.SORT)) {
                 JobResult result =
@@ -472,52 +471,23 @@ class LocalEngineTest {
         assertThat(moved.get(1).writtenToDisk()).as("hybrid-selective: spilled").isPositive();
     }
 
-    /** A task's context whose inputs pause 1 ms every 200 records: a slow consumer. */
-    private record SlowInputs(TaskContext context) implements TaskContext {
-        @Override
-        public int vertex() {
-            return context.vertex();
-        }
+    /** A context whose inputs pause 1 ms every 200 records: a slow consumer. */
+    private static TaskContext slowInputs(TaskContext context) {
+        int[] records = {0};
+        return new ObservedInputs(
+                context,
+                (channel, record) -> {
+                    if (++records[0] % 200 == 0) {
+                        sleepMillis(1);
+                    }
+                });
+    }
 
-        @Override
-        public int subtask() {
-            return context.subtask();
-        }
-
-        @Override
-        public int attempt() {
-            return context.attempt();
-        }
-
-        @Override
-        public int numOutputs() {
-            return context.numOutputs();
-        }
-
-        @Override
-        public void emit(int output, ByteBuffer record, int key) throws IOException {
-            context.emit(output, record, key);
-        }
-
-        @Override
-        public void readInputs(RecordDecoder.RecordSink sink)
-                throws IOException, InterruptedException {
-            int[] records = {0};
-            context.readInputs(
-                    (channel, record) -> {
-                        if (++records[0] % 200 == 0) {
-                            sleepMillis(1);
-                        }
-                        sink.accept(channel, record);
-                    });
-        }
-
-        private static void sleepMillis(long millis) {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
