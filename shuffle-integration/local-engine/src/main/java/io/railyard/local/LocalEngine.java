@@ -58,6 +58,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>A consumer reads every partition of its consumed groups in-process, through its own
  *       worker's IO thread and pages, wherever the partition was written (one machine); or, with a
  *       transport, over TCP from the data server of the worker that holds it (its own too).
+ *   <li>Network memory: a job that can never fit a worker's pool is refused before anything is
+ *       deployed ({@code MemoryFit}); a task that fits only once others have ended waits for their
+ *       memory when it starts (see {@link io.railyard.worker.TaskShuffle#start}).
  *   <li>Results: what a sink commits counts only if its attempt finishes and is current then.
  * </ul>
  *

@@ -6,6 +6,7 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.PackedRange;
 import io.railyard.worker.ShuffleEnvironment;
 
 /**
@@ -20,11 +21,17 @@ import io.railyard.worker.ShuffleEnvironment;
  *       plus one gate per input, more than the pages a worker can pledge;
  *   <li>one pipelined region: the writers its tasks create when they are deployed — all at once,
  *       placed round-robin, so some worker holds at least their sum over the workers — more than a
- *       worker can pledge.
+ *       worker can pledge;
+ *   <li>one consumer group of partitions readable while written (hybrid, pipelined): each is held
+ *       until every consumer of the group has finished, and none can finish before the last
+ *       partition of the group exists, so all of them are held at once — their writers' pages over
+ *       the workers more than a worker can pledge.
  * </ul>
  *
- * <p>Everything else may fit once other tasks have ended and is left to run. O(tasks × edges) for
- * the tasks (the number of subpartitions of each partition), O(topology) for the regions.
+ * <p>Everything else may fit once other tasks have ended and is left to run: a task that cannot
+ * pledge its memory now waits for some to come back ({@code TaskShuffle#start}). O(tasks × edges)
+ * for the tasks and groups (the number of subpartitions of each partition), O(topology) for the
+ * regions.
  */
 final class MemoryFit {
     private final JobGraph graph;
@@ -52,6 +59,7 @@ final class MemoryFit {
         MemoryFit fit = new MemoryFit(graph, worker, blocking);
         fit.checkTasks();
         fit.checkRegions(workers);
+        fit.checkGroups(workers);
     }
 
     private void checkTasks() {
@@ -101,6 +109,43 @@ final class MemoryFit {
                                         + " edge of it BLOCKING",
                                 regions.describe(r),
                                 regions.numTasks(r),
+                                sum,
+                                least,
+                                workers,
+                                pledgeable,
+                                worker.bufferPool().totalPages(),
+                                ShuffleOptions.TOTAL_MEMORY_KEY,
+                                worker.options().totalMemoryBytes() >> 20));
+            }
+        }
+    }
+
+    private void checkGroups(int workers) {
+        for (int g = 0; g < topology.numGroups(); g++) {
+            int d = graph.edgeDataSet(topology.edgeOfGroup(g));
+            PartitionKind kind = ShuffleEnvironment.kindOf(topology.resultType(g), blocking);
+            if (!kind.isReadableWhileWritten()) {
+                continue;
+            }
+            long partitions = topology.partitionRange(g);
+            long sum = 0;
+            for (int p = PackedRange.start(partitions); p < PackedRange.end(partitions); p++) {
+                int index = p - graph.firstPartition(d);
+                sum += worker.writerPages(kind, topology.numSubpartitions(d, index));
+            }
+            long least = (sum + workers - 1) / workers;
+            if (least > pledgeable) {
+                throw new IllegalArgumentException(
+                        String.format(
+                                "the %d %s partitions of %s that one consumer reads can never"
+                                        + " all be held, as they must until its consumers"
+                                        + " finish: they pledge %d pages, at least %d on one of"
+                                        + " the %d workers, whose network memory can pledge %d"
+                                        + " of %d pages; raise %s (now %d MiB), add workers, or"
+                                        + " make the edge BLOCKING",
+                                PackedRange.size(partitions),
+                                topology.resultType(g),
+                                graph.vertexName(graph.producer(d)),
                                 sum,
                                 least,
                                 workers,

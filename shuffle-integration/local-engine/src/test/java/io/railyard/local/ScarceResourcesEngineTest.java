@@ -90,6 +90,92 @@ class ScarceResourcesEngineTest {
     }
 
     @Test
+    void hybridPartitionsOneConsumerReadsThatCanNeverAllBeHeld_areRefusedBeforeDeploying()
+            throws Exception {
+        ShuffleOptions bigWriters = SMALL.toBuilder().sortBufferPages(140).build();
+        JobGraph graph = // each source alone fits, but the sink reads both: held at once
+                JobGraph.builder()
+                        .addVertex("source", 2)
+                        .addVertex("sink", 1)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.HYBRID_FULL)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
+        try (LocalEngine engine = new LocalEngine(dir, 1, 2, bigWriters, PartitionKind.SORT)) {
+            assertThatThrownBy(
+                            () ->
+                                    engine.run(
+                                            graph,
+                                            job,
+                                            RestartBackoffPolicy.noRestart(),
+                                            Duration.ofMinutes(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith(
+                            "the 2 HYBRID_FULL partitions of source that one consumer reads can"
+                                    + " never all be held, as they must until its consumers"
+                                    + " finish: they pledge ")
+                    .hasMessageContaining("whose network memory can pledge 239 of 256 pages");
+            assertThat(partitionFiles()).as("nothing deployed").isZero();
+        }
+    }
+
+    /**
+     * Two hash writers of 121 pages each do not fit at once in 239 pledgeable pages; one does. With
+     * two slots both sources start together: the second waits for the first one's memory instead of
+     * failing (with no restart allowed, failing would fail the job).
+     */
+    @Test
+    void blockingTasksThatFitOneAtATime_waitForMemory_andRunExactlyWithoutARestart()
+            throws Exception {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 2)
+                        .addVertex("sink", 120)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 3_000, 16, 5);
+        try (LocalEngine engine = new LocalEngine(dir, 1, 2, SMALL, PartitionKind.HASH)) {
+            JobResult result =
+                    engine.run(graph, job, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(2));
+
+            assertThat(result.outcome()).as("%s", result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committedTotal()).isEqualTo(job.expectedReceived()[1]);
+            assertThat(result.stats().restarts()).isZero();
+            assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
+        }
+    }
+
+    /**
+     * Two independent hybrid chains on one worker: each producer's writer (142 pages) fits alone,
+     * not both. The second producer cannot create its partition when it is deployed; it creates it
+     * when it starts, once the first chain's partition is released, and its consumer waits for it.
+     */
+    @Test
+    void aHybridProducerWithoutMemoryAtDeployment_createsItsPartitionOnceItComesBack()
+            throws Exception {
+        ShuffleOptions bigWriters = SMALL.toBuilder().sortBufferPages(140).build();
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 1)
+                        .addVertex("a-sink", 1)
+                        .addVertex("b", 1)
+                        .addVertex("b-sink", 1)
+                        .connect("a", "a-sink", ALL_TO_ALL, ResultPartitionType.HYBRID_FULL)
+                        .connect("b", "b-sink", ALL_TO_ALL, ResultPartitionType.HYBRID_FULL)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 3_000, 16, 9);
+        try (LocalEngine engine = new LocalEngine(dir, 1, 2, bigWriters, PartitionKind.SORT)) {
+            JobResult result =
+                    engine.run(graph, job, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(2));
+
+            assertThat(result.outcome()).as("%s", result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committed().get(1)).isEqualTo(job.expectedReceived()[1]);
+            assertThat(result.committed().get(3)).isEqualTo(job.expectedReceived()[3]);
+            assertThat(result.stats().restarts()).isZero();
+            assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
+        }
+    }
+
+    @Test
     void aPipelinedRegionWithMoreTasksThanSlots_runsExactly() throws Exception {
         JobGraph graph = // 12 tasks in one region, 2 slots on the one worker
                 JobGraph.builder()

@@ -13,6 +13,7 @@ import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -30,10 +31,21 @@ import org.jspecify.annotations.Nullable;
  * ({@link PartitionKind#SORT} or {@link PartitionKind#HASH}), HYBRID_FULL and HYBRID_SELECTIVE to
  * the hybrid kinds, PIPELINED and PIPELINED_BOUNDED to {@link PartitionKind#PIPELINED}.
  *
+ * <p>Network memory: a task that the worker's pool cannot pledge its writers and gates to now waits
+ * for memory to come back when it starts ({@link TaskShuffle#start}, at most {@link #MEMORY_WAIT}
+ * without any), instead of failing and being restarted at once.
+ *
  * <p>Thread-safe: task threads deploy, open and finish concurrently; each {@link TaskShuffle} is
  * then owned by its task. Offloaded descriptor groups are fetched and decoded once per worker.
  */
 public final class ShuffleEnvironment {
+    /**
+     * How long a starting task waits for network memory without any coming back before it fails
+     * ({@link TaskShuffle#start}): as long as a consumer waits for a partition no producer
+     * registers ({@link PartitionRegistry#WAIT_MILLIS}).
+     */
+    public static final Duration MEMORY_WAIT = Duration.ofMillis(PartitionRegistry.WAIT_MILLIS);
+
     private final int worker;
     private final ShuffleWorker shuffle;
     private final PartitionKind blocking;
@@ -126,8 +138,10 @@ public final class ShuffleEnvironment {
     /**
      * The shuffle of the attempt {@code descriptor} describes, run by {@code attempt}: the
      * partitions readable while written (hybrid, pipelined) are created and registered now, so a
-     * consumer deployed with or after it finds them; blocking ones when the task starts ({@link
-     * TaskShuffle#createBlockingPartitions}).
+     * consumer deployed with or after it finds them — unless the worker's network memory cannot
+     * pledge them now: then the task creates them when it starts, waiting for memory ({@link
+     * TaskShuffle#start}), and its consumers wait for them as for any partition not registered yet;
+     * blocking ones when the task starts.
      *
      * @throws IOException if a partition cannot be created; what was created is closed
      */
@@ -138,7 +152,7 @@ public final class ShuffleEnvironment {
         }
         TaskShuffle task = new TaskShuffle(this, descriptor, attempt);
         try {
-            task.createEarlyPartitions();
+            task.deploy();
         } catch (IOException | RuntimeException e) {
             task.close();
             throw e;

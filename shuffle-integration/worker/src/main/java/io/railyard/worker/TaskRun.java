@@ -127,10 +127,8 @@ final class TaskRun implements Runnable, TaskContext, TaskShuffle.Attempt {
         TaskShuffle io = shuffle();
         try {
             checkNotCancelled();
-            doing = "creating its partitions";
-            io.createBlockingPartitions();
-            doing = "opening its inputs";
-            gates = io.openInputGates();
+            doing = "creating its partitions and opening its inputs";
+            gates = io.start(ShuffleEnvironment.MEMORY_WAIT);
             doing = "running";
             tally = code.run(this);
             checkNotCancelled();

@@ -60,7 +60,8 @@ public final class Worker {
 
     /**
      * Runs the attempt {@code encoded} describes (the bytes a JobManager's descriptor encodes): its
-     * partitions readable while written are created now, then it waits for a slot. A failure to
+     * partitions readable while written are created now (or, if the network memory cannot pledge
+     * them now, once it starts: {@link TaskShuffle#start}), then it waits for a slot. A failure to
      * create them is the attempt's failure, reported to the listener.
      *
      * @throws io.railyard.deployment.CorruptDescriptorException if the bytes are not a descriptor

@@ -33,7 +33,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li><b>Guarantees are pledged at registration.</b> {@link #register} fails at once with {@link
  *       InsufficientNetworkMemoryException} when the guarantees would exceed the budget: nothing
- *       ever waits for memory that cannot come.
+ *       ever waits for memory that cannot come. Whoever can wait for a pledge to come back (a task
+ *       that may start once another ended) watches {@link #pledgesReturned} and waits with {@link
+ *       #awaitPledgeReturned}; the pool itself never queues a registration.
  *   <li><b>Borrowing only uses unpromised pages.</b> Let {@code unused} be the sum over owners of
  *       {@code max(0, guarantee - inUse)}. A request of n pages, e of them within the requester's
  *       guarantee, is granted iff {@code free >= n} and {@code free - n >= unused - e}: after it,
@@ -98,6 +100,9 @@ public final class NetworkBufferPool implements AutoCloseable {
 
     @GuardedBy("lock")
     private int guaranteed;
+
+    /** Guarantees given back (owners closed, guarantees lowered), for who waits for one. */
+    private final PledgeWatch pledges = new PledgeWatch(lock);
 
     @GuardedBy("lock")
     private int unused;
@@ -290,6 +295,36 @@ public final class NetworkBufferPool implements AutoCloseable {
         }
     }
 
+    /** Pages a registration can still pledge: the budget less every registered guarantee. */
+    public int pledgeablePages() {
+        lock.lock();
+        try {
+            return pages.length - guaranteed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * How many times a guarantee has been given back so far (an owner closed, or lowered its
+     * guarantee): a mark to wait from with {@link #awaitPledgeReturned}. O(1).
+     */
+    public long pledgesReturned() {
+        return pledges.count();
+    }
+
+    /**
+     * Waits until a guarantee has been given back after {@code mark} (a value of {@link
+     * #pledgesReturned}, taken before the {@link #register} that failed, so that none is missed),
+     * or the pool closed, for at most {@code timeoutNanos}. O(1).
+     *
+     * @return whether one was given back (or the pool closed: registering then fails with that)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitPledgeReturned(long mark, long timeoutNanos) throws InterruptedException {
+        return pledges.await(mark, timeoutNanos);
+    }
+
     /**
      * Every registered owner's pages, in registration order. O(owners); allocates the list and one
      * record per owner.
@@ -324,6 +359,7 @@ public final class NetworkBufferPool implements AutoCloseable {
                 return;
             }
             closed = true;
+            pledges.closeLocked();
             cancelled = new ArrayList<>(pending);
             pending.clear();
             for (BufferOwner owner : owners) {
@@ -510,6 +546,9 @@ public final class NetworkBufferPool implements AutoCloseable {
             int inUse = accounts.inUse(owner);
             unused += Math.max(0, pages - inUse) - Math.max(0, g - inUse);
             guaranteed -= g - pages;
+            if (pages < g) {
+                pledges.returnedLocked();
+            }
             owner.guaranteeLowered(pages);
             after = serveLocked();
         } finally {
@@ -532,6 +571,9 @@ public final class NetworkBufferPool implements AutoCloseable {
             accounts.close(owner);
             owners.remove(owner);
             guaranteed -= owner.guaranteedPages();
+            if (owner.guaranteedPages() > 0) {
+                pledges.returnedLocked();
+            }
             unused -= owner.guaranteedPages();
             after = serveLocked();
         } finally {

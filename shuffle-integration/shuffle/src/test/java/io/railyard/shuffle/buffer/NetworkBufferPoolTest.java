@@ -115,6 +115,45 @@ class NetworkBufferPoolTest {
     }
 
     @Test
+    void aPledgeWait_wakesWhenAGuaranteeComesBack_notForPagesOrAnOwnerWithout() throws Exception {
+        NetworkBufferPool pool = newPool(8);
+        BufferOwner a = pool.register("a", 5, "k", null);
+        BufferOwner lowered = pool.register("lowered", 3, "k", null);
+        BufferOwner none = pool.register("no guarantee", 0, "k", null);
+        assertThat(pool.pledgeablePages()).isZero();
+        long mark = pool.pledgesReturned();
+
+        recycleAll(a, take(a, 2)); // pages, not a guarantee
+        none.close();
+        lowered.lowerGuarantee(3); // the same guarantee
+        assertThat(pool.awaitPledgeReturned(mark, TimeUnit.MILLISECONDS.toNanos(20))).isFalse();
+
+        CompletableFuture<Boolean> waiting = new CompletableFuture<>();
+        Thread waiter =
+                new Thread(
+                        () -> {
+                            try {
+                                waiting.complete(
+                                        pool.awaitPledgeReturned(
+                                                mark, TimeUnit.SECONDS.toNanos(30)));
+                            } catch (InterruptedException e) {
+                                waiting.completeExceptionally(e);
+                            }
+                        });
+        waiter.start();
+        lowered.lowerGuarantee(1);
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+        waiter.join();
+        assertThat(pool.pledgeablePages()).isEqualTo(2);
+
+        long next = pool.pledgesReturned();
+        a.close();
+        assertThat(pool.awaitPledgeReturned(next, 0)).as("an owner closed").isTrue();
+        assertThat(pool.pledgeablePages()).isEqualTo(7);
+        pool.checkInvariants();
+    }
+
+    @Test
     void register_badNameOrNegativeGuarantee_isRejectedNamingTheValue() {
         NetworkBufferPool pool = newPool(4);
         assertThatThrownBy(() -> pool.register("", 1, "k", null))
