@@ -6,7 +6,6 @@ import io.railyard.failover.PartitionAvailability;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -16,6 +15,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -58,13 +58,7 @@ final class InspectCommand implements Callable<Integer> {
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
     private CommandSpec spec;
 
-    @Option(
-            names = "--job",
-            paramLabel = "FILE",
-            required = true,
-            description = "the job graph, JSON of at most 16 MiB")
-    @SuppressWarnings("NullAway.Init") // required: set by picocli before call()
-    private Path job;
+    @Mixin private JobOptions job = new JobOptions();
 
     @Option(
             names = "--fail",
@@ -85,7 +79,7 @@ final class InspectCommand implements Callable<Integer> {
     public Integer call() throws JobFileException, IOException {
         PartitionAvailability availability = availability(available);
         @Nullable Matcher failed = fail == null ? null : parseTask(fail);
-        JobGraph graph = JobFile.read(job);
+        JobGraph graph = job.read(spec).contents().graph();
         int failedTask = failed == null ? -1 : resolveTask(graph, failed);
         PrintWriter out = spec.commandLine().getOut();
         InspectOutput.write(graph, failedTask, availability, out);

@@ -78,13 +78,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Mixin private OutputOptions output = new OutputOptions();
 
-    @Option(
-            names = "--job",
-            paramLabel = "FILE",
-            required = true,
-            description = "the job graph, JSON of at most 16 MiB")
-    @SuppressWarnings("NullAway.Init") // required: set by picocli before call()
-    private Path job;
+    @Mixin private JobOptions job = new JobOptions();
 
     @Option(
             names = "--workers",
@@ -210,12 +204,12 @@ final class RunCommand implements Callable<Integer> {
         boolean showProgress = showProgress(progress);
         ShuffleChecks.checkDirectory(spec, "--dir", directory);
         OutputFile json = output.check(spec);
-        JobFile.Contents contents = JobFile.readContents(job);
+        JobFile.Contents contents = job.read(spec).contents();
         JobGraph graph = contents.graph();
         try {
             LocalEngine.checkRunnable(graph);
         } catch (IllegalArgumentException e) {
-            throw OptionChecks.usage(spec, "--job " + job + ": " + e.getMessage());
+            throw OptionChecks.usage(spec, "--job " + job.path() + ": " + e.getMessage());
         }
         ForwardingJob logic = logic(contents);
         JobResult result = runJob(graph, logic, blocking, network, showProgress);
@@ -337,7 +331,7 @@ final class RunCommand implements Callable<Integer> {
             throw OptionChecks.usage(
                     spec,
                     "--job "
-                            + job
+                            + job.path()
                             + " does not fit --memory-mib "
                             + memoryMib
                             + ": "

@@ -1,6 +1,5 @@
 package io.railyard.benchmarks.cli;
 
-import io.railyard.benchmarks.inspect.JobFile;
 import io.railyard.simulation.JobSimulator;
 import io.railyard.simulation.ShuffleMode;
 import io.railyard.simulation.SimulationConfig;
@@ -59,13 +58,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Mixin private OutputOptions output = new OutputOptions();
 
-    @Option(
-            names = "--job",
-            paramLabel = "FILE",
-            required = true,
-            description = "the job graph, JSON of at most 16 MiB")
-    @SuppressWarnings("NullAway.Init") // required: set by picocli before call()
-    private Path job;
+    @Mixin private JobOptions job = new JobOptions();
 
     @Option(
             names = "--slots",
@@ -166,7 +159,7 @@ final class SimulateCommand implements Callable<Integer> {
         List<Skew> skews = SimulateChecks.skews(spec, skew);
         OutputFile json = output.check(spec);
         OutputFile png = chart == null ? null : OutputFile.check(spec, "--chart", chart, ".png");
-        JobGraph graph = JobFile.read(job);
+        JobGraph graph = job.read(spec).contents().graph();
         SimulateChecks.checkAgainstJob(spec, graph, works, skews, parallelism);
         SimulateChecks.Settings settings =
                 new SimulateChecks.Settings(
@@ -183,7 +176,11 @@ final class SimulateCommand implements Callable<Integer> {
         boolean sweep = !parallelism.isEmpty();
         out.print(
                 SimulateOutput.summary(
-                        job.toString(), graph.numJobVertices(), graph.numTasks(), sweep, settings));
+                        job.path().toString(),
+                        graph.numJobVertices(),
+                        graph.numTasks(),
+                        sweep,
+                        settings));
         out.print(
                 sweep
                         ? SimulateOutput.sweepTable(points)
@@ -241,7 +238,7 @@ final class SimulateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         boolean sweep = !parallelism.isEmpty();
         if (json != null) {
-            var document = SimulateOutput.document(job.toString(), settings);
+            var document = SimulateOutput.document(job.path().toString(), settings);
             if (sweep) {
                 SimulateOutput.putSweep(document, points);
             } else {

@@ -61,8 +61,7 @@ import org.jspecify.annotations.Nullable;
  *       regions, 28-character names) the whole command ran in a 160 MiB heap.
  * </ul>
  *
- * <p>Jackson is configured through databind only; the benchmarks module declares no {@code
- * jackson-core} dependency. Stateless; the reader is thread-safe.
+ * <p>Stateless; the reader is thread-safe.
  */
 public final class JobFile {
     /** Largest job file read, in bytes (16 MiB). */
@@ -161,7 +160,7 @@ public final class JobFile {
         return build(present(job, "$", "an object with \"vertices\" and \"edges\""));
     }
 
-    private static byte[] readBounded(Path file) throws JobFileException {
+    static byte[] readBounded(Path file) throws JobFileException {
         try {
             if (Files.isRegularFile(file) && Files.size(file) > MAX_DOCUMENT_BYTES) {
                 throw tooLong(file, "is " + Files.size(file) + " bytes");
@@ -424,7 +423,7 @@ public final class JobFile {
      * nothing after the root object. Field names are the setters' names in snake case ({@code
      * setHotSubtasks}: {@code hot_subtasks}).
      */
-    private static JsonMapper strictMapper() {
+    static JsonMapper strictMapper() {
         JsonMapper.Builder builder =
                 JsonMapper.builder()
                         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
