@@ -10,6 +10,7 @@ import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,12 +31,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>Each node is a job vertex (a Flink job vertex: a chain of operators) with the node's {@code
- *       parallelism}. Its name comes from {@code description}: HTML entities decoded, the first
- *       line ({@code <br/>} breaks lines) with runs of white space as one space, {@code '#'} (kept
- *       for task names, {@code vertex#subtask}) as {@code '_'}, at most {@value #MAX_NAME_CHARS}
- *       characters (longer ones end in {@code …}); the node id if that leaves nothing; a name
- *       already taken gets the first 8 characters of its id in brackets (all of it if that is taken
- *       too). {@link Result#vertexIds()} keeps every id.
+ *       parallelism}. Its name comes from {@code description}: HTML entities decoded, its lines
+ *       ({@code <br/>} breaks them; Flink writes a chain as a tree, one operator a line, {@code +-}
+ *       before all but the first) without the tree marks, joined by {@code " -> "}, runs of white
+ *       space as one space, {@code '#'} (kept for task names, {@code vertex#subtask}) as {@code
+ *       '_'}, at most {@value #MAX_NAME_CHARS} characters (longer ones end in {@code …}); the node
+ *       id if that leaves nothing; a name already taken gets the first 8 characters of its id in
+ *       brackets (all of it if that is taken too). {@link Result#vertexIds()} keeps every id.
  *   <li>A parallelism of {@code -1} is decided at run time (Flink's adaptive batch scheduler): it
  *       needs {@code --vertex-parallelism NAME=P}, or a {@code /jobs/:jobid} document's {@code
  *       maxParallelism} for the vertex, used with a warning. {@code --vertex-parallelism} may set
@@ -77,6 +80,9 @@ public final class FlinkPlan {
                     "blocking_persistent", ResultPartitionType.BLOCKING,
                     "pipelined_approximate", ResultPartitionType.PIPELINED);
 
+    /** The tree marks before an operator of a chain's description: {@code "| +- Map"}. */
+    private static final Pattern TREE = Pattern.compile("^[\\s|]*(?:[+:]- )?");
+
     private static final Set<String> POINTWISE = Set.of("FORWARD", "RESCALE");
     private static final Set<String> ALL_TO_ALL =
             Set.of("HASH", "REBALANCE", "BROADCAST", "GLOBAL", "SHUFFLE", "CUSTOM");
@@ -88,7 +94,8 @@ public final class FlinkPlan {
      * assume (one line each, for the user).
      *
      * @param graph the job graph
-     * @param vertexIds the node id of job vertex {@code v} at index {@code v}
+     * @param vertexIds the node id of job vertex {@code v} at index {@code v} (the graph numbers
+     *     its vertices in an order of its own, not the plan's)
      * @param warnings each assumption the mapping made, in plan order
      */
     public record Result(JobGraph graph, List<String> vertexIds, List<String> warnings) {
@@ -106,7 +113,8 @@ public final class FlinkPlan {
      * @throws JobFileException naming the JSON path (or {@code --vertex-parallelism}), the value
      *     and what is allowed
      */
-    static Result parse(byte[] document, Map<String, Integer> parallelism) throws JobFileException {
+    public static Result parse(byte[] document, Map<String, Integer> parallelism)
+            throws JobFileException {
         FlinkPlanSchema.Root root;
         try {
             root = READER.readValue(document);
@@ -211,7 +219,13 @@ public final class FlinkPlan {
             } catch (IllegalArgumentException e) {
                 throw new JobFileException(nodesPath, String.valueOf(e.getMessage()));
             }
-            return new Result(graph, List.copyOf(indexById.keySet()), warnings);
+            // The graph numbers its vertices in an order of its own: the ids follow it.
+            String[] ids = new String[graph.numJobVertices()];
+            int node = 0;
+            for (String id : indexById.keySet()) {
+                ids[graph.findVertex(names.get(node++)).orElseThrow()] = id;
+            }
+            return new Result(graph, Arrays.asList(ids), warnings);
         }
 
         private void addVertex(FlinkPlanSchema.Node node, String path) throws JobFileException {
@@ -433,15 +447,14 @@ public final class FlinkPlan {
      */
     static String nameOf(@Nullable String description, String id) {
         String text = decodeHtml(description == null ? "" : description);
-        String firstLine = "";
+        StringBuilder chain = new StringBuilder();
         for (String line : text.split("\n", -1)) {
-            String collapsed = line.strip().replaceAll("\\s+", " ");
-            if (!collapsed.isEmpty()) {
-                firstLine = collapsed;
-                break;
+            String operator = TREE.matcher(line).replaceFirst("").strip().replaceAll("\\s+", " ");
+            if (!operator.isEmpty()) {
+                chain.append(chain.length() == 0 ? "" : " -> ").append(operator);
             }
         }
-        String name = firstLine.isEmpty() ? id.replace('#', '_') : firstLine.replace('#', '_');
+        String name = (chain.length() == 0 ? id : chain.toString()).replace('#', '_');
         if (name.codePointCount(0, name.length()) > MAX_NAME_CHARS) {
             name = name.substring(0, name.offsetByCodePoints(0, MAX_NAME_CHARS - 1)) + "…";
         }

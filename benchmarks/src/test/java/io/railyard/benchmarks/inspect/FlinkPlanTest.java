@@ -139,6 +139,25 @@ class FlinkPlanTest {
     }
 
     @Test
+    void vertexIds_followTheGraphsNumbering_forAPlanListingConsumersFirst() throws Exception {
+        // Flink lists a job's sink first; the graph numbers its vertices its own way.
+        FlinkPlan.Result plan =
+                read(
+                        "{\"nodes\":[{\"id\":\"sink-id\",\"parallelism\":1,\"description\":"
+                                + "\"sink\",\"inputs\":[{\"id\":\"map-id\",\"ship_strategy\":"
+                                + "\"FORWARD\",\"exchange\":\"pipelined\"}]},{\"id\":\"map-id\","
+                                + "\"parallelism\":1,\"description\":\"map\",\"inputs\":[{\"id\":"
+                                + "\"src-id\",\"ship_strategy\":\"HASH\",\"exchange\":\"blocking\"}]},"
+                                + "{\"id\":\"src-id\",\"parallelism\":1,\"description\":\"src\"}]}");
+        JobGraph graph = plan.graph();
+
+        for (String name : List.of("sink", "map", "src")) {
+            assertThat(plan.vertexIds().get(graph.findVertex(name).orElseThrow()))
+                    .isEqualTo(name + "-id");
+        }
+    }
+
+    @Test
     void twoInputsFromOneProducer_areTwoDatasets() throws Exception {
         FlinkPlan.Result plan =
                 read(
@@ -153,9 +172,11 @@ class FlinkPlanTest {
     }
 
     @Test
-    void names_decodeHtml_takeTheFirstLine_replaceHash_areBoundedAndUnique() {
-        assertThat(FlinkPlan.nameOf("Calc(select=[a &amp; b])<br/>+- TableSourceScan", "id"))
-                .isEqualTo("Calc(select=[a & b])");
+    void names_decodeHtml_joinTheChain_replaceHash_areBounded() {
+        assertThat(
+                        FlinkPlan.nameOf(
+                                "Source: A<br/>+- Flat Map<br/>   :- Calc(a &amp; b)<br/>", "id"))
+                .isEqualTo("Source: A -> Flat Map -> Calc(a & b)");
         assertThat(FlinkPlan.nameOf("a&#92;b &#x41; &lt;x&gt; &bogus; &#xZZ;", "id"))
                 .isEqualTo("a\\b A <x> &bogus; &_xZZ;"); // '#' too
         assertThat(FlinkPlan.nameOf("Sink #1", "id")).isEqualTo("Sink _1");
