@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  *       space as one space, {@code '#'} (kept for task names, {@code vertex#subtask}) as {@code
  *       '_'}, at most {@value #MAX_NAME_CHARS} characters (longer ones end in {@code …}); the node
  *       id if that leaves nothing; a name already taken gets the first 8 characters of its id in
- *       brackets (all of it if that is taken too). {@link Result#vertexIds()} keeps every id.
+ *       brackets ({@code "Map [0a448493]"}, then {@code "Map [0a448493-2]"}, …). {@link
+ *       Result#vertexIds()} keeps every id.
  *   <li>A parallelism of {@code -1} is decided at run time (Flink's adaptive batch scheduler): it
  *       needs {@code --vertex-parallelism NAME=P}, or a {@code /jobs/:jobid} document's {@code
  *       maxParallelism} for the vertex, used with a warning. {@code --vertex-parallelism} may set
@@ -429,12 +430,11 @@ public final class FlinkPlan {
         }
 
         private String uniqueName(String name, String id) {
+            int eight = id.offsetByCodePoints(0, Math.min(8, id.codePointCount(0, id.length())));
+            String shortId = id.substring(0, eight).replace('#', '_');
             String unique = name;
-            if (taken.contains(unique)) {
-                unique = name + " [" + id.substring(0, Math.min(8, id.length())) + "]";
-            }
-            if (taken.contains(unique)) {
-                unique = name + " [" + id.replace('#', '_') + "]";
+            for (int k = 1; taken.contains(unique); k++) {
+                unique = name + " [" + shortId + (k == 1 ? "" : "-" + k) + "]";
             }
             taken.add(unique);
             return unique;
