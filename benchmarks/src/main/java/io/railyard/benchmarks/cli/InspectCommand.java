@@ -2,6 +2,8 @@ package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.inspect.JobFile;
 import io.railyard.benchmarks.inspect.JobFileException;
+import io.railyard.benchmarks.procedures.JobReport;
+import io.railyard.deployment.WorkerTable;
 import io.railyard.failover.PartitionAvailability;
 import io.railyard.topology.JobGraph;
 import java.io.IOException;
@@ -75,10 +77,48 @@ final class InspectCommand implements Callable<Integer> {
                             + " (none); default: ${DEFAULT-VALUE}")
     private String available = "all";
 
+    @Option(
+            names = "--report",
+            description =
+                    "print what the job will cost instead: vertices, edges, consumer groups,"
+                            + " regions and the largest restart set (as declared, all blocking,"
+                            + " all hybrid), what deployment ships to --workers, and the"
+                            + " JobManager heap beside Flink's")
+    private boolean report;
+
+    @Option(
+            names = "--workers",
+            paramLabel = "N",
+            description =
+                    "with --report: the workers the tasks are deployed to, 1..1048576 (default"
+                            + " ${DEFAULT-VALUE})")
+    private int workers = JobReport.DEFAULT_WORKERS;
+
+    @Mixin private OutputOptions output = new OutputOptions();
+
     @Override
     public Integer call() throws JobFileException, IOException {
         PartitionAvailability availability = availability(available);
         @Nullable Matcher failed = fail == null ? null : parseTask(fail);
+        if (report) {
+            if (fail != null) {
+                throw OptionChecks.usage(
+                        spec, "--fail and --report are separate questions: give one");
+            }
+            OptionChecks.range(spec, "--workers", workers, 1, WorkerTable.MAX_WORKERS);
+            OutputFile json = output.check(spec);
+            JobGraph graph = job.read(spec).contents().graph();
+            JobReport costs = JobReport.of(graph, workers);
+            PrintWriter out = spec.commandLine().getOut();
+            InspectReportOutput.table(costs, out);
+            if (json != null) {
+                json.writeJson(InspectReportOutput.json(costs), out);
+            }
+            return ExitCode.OK;
+        }
+        if (workers != JobReport.DEFAULT_WORKERS || output.isGiven()) {
+            throw OptionChecks.usage(spec, "--workers and --json go with --report");
+        }
         JobGraph graph = job.read(spec).contents().graph();
         int failedTask = failed == null ? -1 : resolveTask(graph, failed);
         PrintWriter out = spec.commandLine().getOut();

@@ -18,6 +18,11 @@ final class OutputOptions {
                             + " directories are created)")
     private @Nullable Path json;
 
+    /** Whether {@code --json} was given. */
+    boolean isGiven() {
+        return json != null;
+    }
+
     /** The checked JSON output, or null if none was asked for. */
     @Nullable OutputFile check(CommandSpec spec) {
         return json == null ? null : OutputFile.check(spec, "--json", json, null);

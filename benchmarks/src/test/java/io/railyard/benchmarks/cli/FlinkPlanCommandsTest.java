@@ -123,6 +123,61 @@ class FlinkPlanCommandsTest {
     }
 
     @Test
+    void report_ofAPlanAtAnotherScale_printsTheCostsAndWritesJson() throws Exception {
+        Path json = dir.resolve("report.json");
+        CliRun run =
+                InspectCommandTest.inspect(
+                                "--report",
+                                "--job",
+                                plan("word-count"),
+                                "--vertex-parallelism",
+                                "Source: Sequence Source -> Flat Map=2100",
+                                "--vertex-parallelism",
+                                "Keyed Reduce=2100",
+                                "--workers",
+                                "200",
+                                "--json",
+                                json.toString())
+                        .succeeded();
+
+        assertThat(run.out())
+                .containsPattern("\n  Keyed Reduce +2,100 +1\n")
+                .containsPattern(
+                        "\n  Source: Sequence Source -> Flat Map -> Keyed Reduce +ALL_TO_ALL"
+                                + " +BLOCKING +1 +4,410,000\n")
+                .contains("deployment to 200 workers")
+                .contains("offloaded to the blob store: 1 groups")
+                .contains("JSON written to " + json);
+        String document = Files.readString(json);
+        assertThat(document)
+                .contains("\"regions\" : 4202")
+                .contains("\"largest_restart_tasks\" : 2103")
+                .contains("\"workers\" : 200");
+    }
+
+    @Test
+    void reportOptions_withoutReport_orWithFail_areUsageErrors() throws Exception {
+        String wordCount = plan("word-count");
+
+        assertThat(
+                        InspectCommandTest.inspect("--job", wordCount, "--workers", "5")
+                                .isUsageError()
+                                .err())
+                .contains("--workers and --json go with --report");
+        assertThat(
+                        InspectCommandTest.inspect(
+                                        "--job", wordCount, "--report", "--fail", "Keyed Reduce#0")
+                                .isUsageError()
+                                .err())
+                .contains("--fail and --report are separate questions");
+        assertThat(
+                        InspectCommandTest.inspect("--job", wordCount, "--report", "--workers", "0")
+                                .isUsageError()
+                                .err())
+                .contains("--workers must be in [1, 1048576], was 0");
+    }
+
+    @Test
     void simulateAndRun_takeAFlinkPlan() throws Exception {
         String join = plan("two-input-join");
 
