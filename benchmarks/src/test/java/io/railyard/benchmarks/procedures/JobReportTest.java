@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.railyard.simulation.ShuffleMode;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.RandomJobGraphs;
 import io.railyard.topology.ResultPartitionType;
 import org.junit.jupiter.api.Test;
 
@@ -107,6 +108,24 @@ class JobReportTest {
                         large.offloadedBytes() * (large.fetchedBytes() / large.offloadedBytes()));
         assertThat(large.workersReached()).isEqualTo(4);
         assertThat(large.maxWorkerBytes()).isGreaterThanOrEqualTo((long) large.meanWorkerBytes());
+    }
+
+    /**
+     * The largest restart set found with one region per class standing for the others is the one
+     * found by a failover from every region, on random graphs of every pattern and type.
+     */
+    @Test
+    void theLargestRestartSetByClass_isTheLargestOverEveryRegion() {
+        for (long seed = 0; seed < 300; seed++) {
+            JobGraph graph = RandomJobGraphs.generate(seed);
+            JobReport.Failover byClass = JobReport.failover(ShuffleMode.AS_DECLARED, graph, true);
+            JobReport.Failover everyRegion =
+                    JobReport.failover(ShuffleMode.AS_DECLARED, graph, false);
+            assertThat(byClass.largestRestartTasks())
+                    .as("seed %s", seed)
+                    .isEqualTo(everyRegion.largestRestartTasks());
+            assertThat(byClass.regions()).isEqualTo(everyRegion.regions());
+        }
     }
 
     @Test
