@@ -42,7 +42,7 @@ class PackageRulesTest {
                 .whereLayer("jmh")
                 .mayOnlyBeAccessedByLayers("flink")
                 .whereLayer("inspect")
-                .mayOnlyBeAccessedByLayers("cli")
+                .mayOnlyBeAccessedByLayers("cli", "flink") // Flink's plans checked against Flink
                 .whereLayer("procedures")
                 .mayOnlyBeAccessedByLayers("cli", "flink", "jmh")
                 .check(classes);

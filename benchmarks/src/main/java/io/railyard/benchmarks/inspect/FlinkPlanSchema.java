@@ -28,15 +28,6 @@ import org.jspecify.annotations.Nullable;
 final class FlinkPlanSchema {
     private FlinkPlanSchema() {}
 
-    /** Marks {@code bit} seen; throws if it was, so that Jackson reports the key with its path. */
-    private static int once(int seen, int bit, String field) {
-        if ((seen & bit) != 0) {
-            throw new IllegalArgumentException(
-                    "duplicate field '" + field + "': each field may appear once per object");
-        }
-        return seen | bit;
-    }
-
     /** The {@code nodes} array, at most {@link JobFile#MAX_VERTICES} long. */
     static final class NodeList extends JobFileSchema.BoundedList<Node> {
         private static final long serialVersionUID = 1L;
@@ -72,17 +63,17 @@ final class FlinkPlanSchema {
         private int seen;
 
         void setPlan(@Nullable Plan plan) {
-            seen = once(seen, 1, "plan");
+            seen = JobFileSchema.once(seen, 1, "plan");
             this.plan = plan;
         }
 
         void setNodes(@Nullable NodeList nodes) {
-            seen = once(seen, 2, "nodes");
+            seen = JobFileSchema.once(seen, 2, "nodes");
             this.nodes = nodes;
         }
 
         void setVertices(@Nullable VertexList vertices) {
-            seen = once(seen, 4, "vertices");
+            seen = JobFileSchema.once(seen, 4, "vertices");
             this.vertices = vertices;
         }
 
@@ -113,7 +104,7 @@ final class FlinkPlanSchema {
         private int seen;
 
         void setNodes(@Nullable NodeList nodes) {
-            seen = once(seen, 1, "nodes");
+            seen = JobFileSchema.once(seen, 1, "nodes");
             this.nodes = nodes;
         }
 
@@ -131,22 +122,22 @@ final class FlinkPlanSchema {
         private int seen;
 
         void setId(@Nullable String id) {
-            seen = once(seen, 1, "id");
+            seen = JobFileSchema.once(seen, 1, "id");
             this.id = id;
         }
 
         void setParallelism(@Nullable BigInteger parallelism) {
-            seen = once(seen, 2, "parallelism");
+            seen = JobFileSchema.once(seen, 2, "parallelism");
             this.parallelism = parallelism;
         }
 
         void setDescription(@Nullable String description) {
-            seen = once(seen, 4, "description");
+            seen = JobFileSchema.once(seen, 4, "description");
             this.description = description;
         }
 
         void setInputs(@Nullable InputList inputs) {
-            seen = once(seen, 8, "inputs");
+            seen = JobFileSchema.once(seen, 8, "inputs");
             this.inputs = inputs;
         }
 
@@ -180,17 +171,17 @@ final class FlinkPlanSchema {
         private int seen;
 
         void setId(@Nullable String id) {
-            seen = once(seen, 1, "id");
+            seen = JobFileSchema.once(seen, 1, "id");
             this.id = id;
         }
 
         void setShipStrategy(@Nullable String shipStrategy) {
-            seen = once(seen, 2, "ship_strategy");
+            seen = JobFileSchema.once(seen, 2, "ship_strategy");
             this.shipStrategy = shipStrategy;
         }
 
         void setExchange(@Nullable String exchange) {
-            seen = once(seen, 4, "exchange");
+            seen = JobFileSchema.once(seen, 4, "exchange");
             this.exchange = exchange;
         }
 
@@ -215,12 +206,12 @@ final class FlinkPlanSchema {
         private int seen;
 
         void setId(@Nullable String id) {
-            seen = once(seen, 1, "id");
+            seen = JobFileSchema.once(seen, 1, "id");
             this.id = id;
         }
 
         void setMaxParallelism(@Nullable BigInteger maxParallelism) {
-            seen = once(seen, 2, "maxParallelism");
+            seen = JobFileSchema.once(seen, 2, "maxParallelism");
             this.maxParallelism = maxParallelism;
         }
 

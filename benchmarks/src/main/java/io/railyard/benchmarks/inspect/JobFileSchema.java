@@ -33,7 +33,7 @@ final class JobFileSchema {
     private JobFileSchema() {}
 
     /** Marks {@code bit} seen; throws if it was, so that Jackson reports the key with its path. */
-    private static int once(int seen, int bit, String field) {
+    static int once(int seen, int bit, String field) {
         if ((seen & bit) != 0) {
             throw new IllegalArgumentException(
                     "duplicate field '" + field + "': each field may appear once per object");

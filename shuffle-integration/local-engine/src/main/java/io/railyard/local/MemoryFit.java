@@ -97,26 +97,14 @@ final class MemoryFit {
                     sum += deployPages(v, task - graph.firstTask(v));
                 }
             }
-            long least = (sum + workers - 1) / workers; // some worker holds at least this
-            if (least > pledgeable) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "pipelined region %s can never run: its %d tasks are deployed"
-                                        + " together and their partitions readable while written"
-                                        + " pledge %d pages, at least %d on one of the %d"
-                                        + " workers, whose network memory can pledge %d of %d"
-                                        + " pages; raise %s (now %d MiB), add workers, or make an"
-                                        + " edge of it BLOCKING",
-                                regions.describe(r),
-                                regions.numTasks(r),
-                                sum,
-                                least,
-                                workers,
-                                pledgeable,
-                                worker.bufferPool().totalPages(),
-                                ShuffleOptions.TOTAL_MEMORY_KEY,
-                                worker.options().totalMemoryBytes() >> 20));
-            }
+            checkSpread(
+                    sum,
+                    workers,
+                    String.format(
+                            "pipelined region %s can never run: its %d tasks are deployed together"
+                                    + " and their partitions readable while written",
+                            regions.describe(r), regions.numTasks(r)),
+                    "make an edge of it BLOCKING");
         }
     }
 
@@ -133,27 +121,41 @@ final class MemoryFit {
                 int index = p - graph.firstPartition(d);
                 sum += worker.writerPages(kind, topology.numSubpartitions(d, index));
             }
-            long least = (sum + workers - 1) / workers;
-            if (least > pledgeable) {
-                throw new IllegalArgumentException(
-                        String.format(
-                                "the %d %s partitions of %s that one consumer reads can never"
-                                        + " all be held, as they must until its consumers"
-                                        + " finish: they pledge %d pages, at least %d on one of"
-                                        + " the %d workers, whose network memory can pledge %d"
-                                        + " of %d pages; raise %s (now %d MiB), add workers, or"
-                                        + " make the edge BLOCKING",
-                                PackedRange.size(partitions),
-                                topology.resultType(g),
-                                graph.vertexName(graph.producer(d)),
-                                sum,
-                                least,
-                                workers,
-                                pledgeable,
-                                worker.bufferPool().totalPages(),
-                                ShuffleOptions.TOTAL_MEMORY_KEY,
-                                worker.options().totalMemoryBytes() >> 20));
-            }
+            checkSpread(
+                    sum,
+                    workers,
+                    String.format(
+                            "the %d %s partitions of %s that one consumer reads can never all be"
+                                    + " held, as they must until its consumers finish: they",
+                            PackedRange.size(partitions),
+                            topology.resultType(g),
+                            graph.vertexName(graph.producer(d))),
+                    "make the edge BLOCKING");
+        }
+    }
+
+    /**
+     * Refuses {@code pages} pledged at once over {@code workers} workers if some worker — one holds
+     * at least their share, rounded up — could never pledge its part. {@code what} starts the
+     * message ("… pledge N pages"); {@code otherwise} is the last way out it names.
+     */
+    private void checkSpread(long pages, int workers, String what, String otherwise) {
+        long least = (pages + workers - 1) / workers; // some worker holds at least this
+        if (least > pledgeable) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "%s pledge %d pages, at least %d on one of the %d workers, whose"
+                                    + " network memory can pledge %d of %d pages; raise %s (now %d"
+                                    + " MiB), add workers, or %s",
+                            what,
+                            pages,
+                            least,
+                            workers,
+                            pledgeable,
+                            worker.bufferPool().totalPages(),
+                            ShuffleOptions.TOTAL_MEMORY_KEY,
+                            worker.options().totalMemoryBytes() >> 20,
+                            otherwise));
         }
     }
 

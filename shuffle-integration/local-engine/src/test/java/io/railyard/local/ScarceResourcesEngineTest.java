@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,18 +40,10 @@ class ScarceResourcesEngineTest {
                         .addVertex("sink", 300)
                         .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
                         .build();
-        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
         try (LocalEngine engine = new LocalEngine(dir, 2, 2, SMALL, PartitionKind.HASH)) {
             long idle = engine.pagesInUse();
 
-            assertThatThrownBy(
-                            () ->
-                                    engine.run(
-                                            graph,
-                                            job,
-                                            RestartBackoffPolicy.fixedDelay(100, Duration.ZERO),
-                                            Duration.ofMinutes(1)))
-                    .isInstanceOf(IllegalArgumentException.class)
+            assertRefused(engine, graph)
                     .hasMessage(
                             "task source#0 can never run: its writers and gates pledge 301 pages"
                                     + " of a worker's network memory, which can pledge 239 of 256"
@@ -70,16 +63,8 @@ class ScarceResourcesEngineTest {
                         .addVertex("sink", 16)
                         .connect("map", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
                         .build();
-        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
         try (LocalEngine engine = new LocalEngine(dir, 2, 8, bigWriters, PartitionKind.SORT)) {
-            assertThatThrownBy(
-                            () ->
-                                    engine.run(
-                                            graph,
-                                            job,
-                                            RestartBackoffPolicy.noRestart(),
-                                            Duration.ofMinutes(1)))
-                    .isInstanceOf(IllegalArgumentException.class)
+            assertRefused(engine, graph)
                     .hasMessageStartingWith("pipelined region ")
                     .hasMessageContaining(
                             "can never run: its 32 tasks are deployed together and their"
@@ -99,16 +84,8 @@ class ScarceResourcesEngineTest {
                         .addVertex("sink", 1)
                         .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.HYBRID_FULL)
                         .build();
-        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
         try (LocalEngine engine = new LocalEngine(dir, 1, 2, bigWriters, PartitionKind.SORT)) {
-            assertThatThrownBy(
-                            () ->
-                                    engine.run(
-                                            graph,
-                                            job,
-                                            RestartBackoffPolicy.noRestart(),
-                                            Duration.ofMinutes(1)))
-                    .isInstanceOf(IllegalArgumentException.class)
+            assertRefused(engine, graph)
                     .hasMessageStartingWith(
                             "the 2 HYBRID_FULL partitions of source that one consumer reads can"
                                     + " never all be held, as they must until its consumers"
@@ -195,6 +172,23 @@ class ScarceResourcesEngineTest {
             assertThat(result.stats().maxSlotsBusy()).isEqualTo(2);
             assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
         }
+    }
+
+    /**
+     * Asserts that running {@code graph} on {@code engine} (a forwarding job, 100 restarts allowed)
+     * is refused with an {@link IllegalArgumentException}, returned for its message.
+     */
+    private static AbstractThrowableAssert<?, ? extends Throwable> assertRefused(
+            LocalEngine engine, JobGraph graph) {
+        ForwardingJob job = ForwardingJob.of(graph, 1_000, 16, 3);
+        return assertThatThrownBy(
+                        () ->
+                                engine.run(
+                                        graph,
+                                        job,
+                                        RestartBackoffPolicy.fixedDelay(100, Duration.ZERO),
+                                        Duration.ofMinutes(1)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private long partitionFiles() throws Exception {

@@ -87,23 +87,31 @@ class ShuffleEnvironmentTest {
     }
 
     private static List<TaskDeploymentDescriptor> descriptors(JobGraph graph) throws Exception {
+        return descriptors(graph, 2);
+    }
+
+    /**
+     * Every task's descriptor (attempt 0) of {@code graph} on {@code workers} workers (task t on
+     * worker t mod workers), through the bytes, as a worker receives them.
+     */
+    static List<TaskDeploymentDescriptor> descriptors(JobGraph graph, int workers)
+            throws Exception {
         DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
                         new JobId(1, 2),
                         ExecutionTopology.of(graph),
-                        new StaticShuffleDescriptors(graph, 2),
+                        new StaticShuffleDescriptors(graph, workers),
                         new InMemoryBlobStore(),
                         OffloadOptions.NEVER);
         List<TaskDeploymentDescriptor> all = new ArrayList<>();
         for (int task = 0; task < graph.numTasks(); task++) {
-            // Through the bytes, as a worker receives them.
             all.add(TaskDeploymentDescriptor.decode(descriptors.create(task, 0).encode()));
         }
         return all;
     }
 
     /** An attempt that is never cancelled. */
-    private static final TaskShuffle.Attempt RUNNING =
+    static final TaskShuffle.Attempt RUNNING =
             new TaskShuffle.Attempt() {
                 @Override
                 public boolean isCancelled() {

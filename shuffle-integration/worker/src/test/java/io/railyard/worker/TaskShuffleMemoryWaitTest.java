@@ -1,16 +1,12 @@
 package io.railyard.worker;
 
 import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
+import static io.railyard.worker.ShuffleEnvironmentTest.RUNNING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.InMemoryBlobStore;
-import io.railyard.deployment.JobId;
-import io.railyard.deployment.OffloadOptions;
-import io.railyard.deployment.StaticShuffleDescriptors;
 import io.railyard.deployment.TaskDeploymentDescriptor;
-import io.railyard.groups.ExecutionTopology;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
@@ -186,18 +182,6 @@ class TaskShuffleMemoryWaitTest {
 
     // ---- helpers ----
 
-    /** An attempt that is never cancelled. */
-    private static final TaskShuffle.Attempt RUNNING =
-            new TaskShuffle.Attempt() {
-                @Override
-                public boolean isCancelled() {
-                    return false;
-                }
-
-                @Override
-                public void checkNotCancelled() {}
-            };
-
     /** A guarantee of everything the pool can still pledge but {@code pages}. */
     private BufferOwner hogAllButPages(int pages) {
         return pool.register("hog", pool.pledgeablePages() - pages, "test.hog", null);
@@ -237,39 +221,26 @@ class TaskShuffleMemoryWaitTest {
     /** source (2) → sink (2), all-to-all of {@code type}, every task on worker 0. */
     private static List<TaskDeploymentDescriptor> descriptors(ResultPartitionType type)
             throws Exception {
-        return descriptors(
+        return ShuffleEnvironmentTest.descriptors(
                 JobGraph.builder()
                         .addVertex("source", 2)
                         .addVertex("sink", 2)
                         .connect("source", "sink", ALL_TO_ALL, type)
-                        .build());
+                        .build(),
+                1);
     }
 
     /** source (1) → map (1) → sink (1), BLOCKING: the map starts a writer and a gate. */
     private static List<TaskDeploymentDescriptor> chainDescriptors() throws Exception {
-        return descriptors(
+        return ShuffleEnvironmentTest.descriptors(
                 JobGraph.builder()
                         .addVertex("source", 1)
                         .addVertex("map", 1)
                         .addVertex("sink", 1)
                         .connect("source", "map", ALL_TO_ALL, ResultPartitionType.BLOCKING)
                         .connect("map", "sink", ALL_TO_ALL, ResultPartitionType.BLOCKING)
-                        .build());
-    }
-
-    private static List<TaskDeploymentDescriptor> descriptors(JobGraph graph) throws Exception {
-        DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        new JobId(1, 2),
-                        ExecutionTopology.of(graph),
-                        new StaticShuffleDescriptors(graph, 1),
-                        new InMemoryBlobStore(),
-                        OffloadOptions.NEVER);
-        List<TaskDeploymentDescriptor> all = new ArrayList<>();
-        for (int task = 0; task < graph.numTasks(); task++) {
-            all.add(TaskDeploymentDescriptor.decode(descriptors.create(task, 0).encode()));
-        }
-        return all;
+                        .build(),
+                1);
     }
 
     private long files() throws Exception {
