@@ -17,9 +17,21 @@ final class InspectReportOutput {
     /** Writes the report's tables to {@code out}. */
     static void table(JobReport report, PrintWriter out) {
         out.println("vertices");
-        out.printf(Locale.ROOT, "  %-48s %12s %7s%n", "name", "parallelism", "inputs");
+        out.printf(
+                Locale.ROOT,
+                "  %-48s %12s %7s %12s%n",
+                "name",
+                "parallelism",
+                "inputs",
+                "in regions");
         for (JobReport.Vertex v : report.vertices()) {
-            out.printf(Locale.ROOT, "  %-48s %,12d %7d%n", v.name(), v.parallelism(), v.inputs());
+            out.printf(
+                    Locale.ROOT,
+                    "  %-48s %,12d %7d %,12d%n",
+                    v.name(),
+                    v.parallelism(),
+                    v.inputs(),
+                    v.regions());
         }
         out.println("edges");
         out.printf(
@@ -105,7 +117,8 @@ final class InspectReportOutput {
             vertices.addObject()
                     .put("name", v.name())
                     .put("parallelism", v.parallelism())
-                    .put("inputs", v.inputs());
+                    .put("inputs", v.inputs())
+                    .put("regions", v.regions());
         }
         ArrayNode edges = root.putArray("edges");
         for (JobReport.Edge e : report.edges()) {

@@ -76,8 +76,11 @@ public record JobReport(
     private static final JobId JOB = new JobId(0x7261696c79617264L, 33L);
     private static final long SEED = 20_000L;
 
-    /** A job vertex: its name, parallelism and input edges. */
-    public record Vertex(String name, int parallelism, int inputs) {}
+    /**
+     * A job vertex: its name, parallelism, input edges, and the pipelined regions (as declared) its
+     * tasks are in.
+     */
+    public record Vertex(String name, int parallelism, int inputs, int regions) {}
 
     /**
      * An edge.
@@ -142,10 +145,15 @@ public record JobReport(
      */
     public static JobReport of(JobGraph graph, int workers) {
         ExecutionTopology topology = ExecutionTopology.of(graph);
+        int[] regionsOfVertex = regionsOfVertex(graph, PipelinedRegions.build(topology));
         List<Vertex> vertices = new ArrayList<>();
         for (int v = 0; v < graph.numJobVertices(); v++) {
             vertices.add(
-                    new Vertex(graph.vertexName(v), graph.parallelism(v), graph.numInputEdges(v)));
+                    new Vertex(
+                            graph.vertexName(v),
+                            graph.parallelism(v),
+                            graph.numInputEdges(v),
+                            regionsOfVertex[v]));
         }
         List<Edge> edges = new ArrayList<>();
         for (int e = 0; e < graph.numEdges(); e++) {
@@ -184,6 +192,24 @@ public record JobReport(
                 failover,
                 deployment(topology, workers),
                 heap);
+    }
+
+    /** For each job vertex, the regions holding its tasks. O(regions × their task ranges). */
+    private static int[] regionsOfVertex(JobGraph graph, PipelinedRegions regions) {
+        int[] count = new int[graph.numJobVertices()];
+        int[] counted = new int[graph.numJobVertices()]; // the last region counted, plus one
+        var cursor = regions.newTaskRangeCursor();
+        for (int r = 0; r < regions.numRegions(); r++) {
+            cursor.reset(r);
+            while (cursor.next()) {
+                int v = graph.vertexOfTask(cursor.start());
+                if (counted[v] != r + 1) {
+                    count[v]++;
+                    counted[v] = r + 1;
+                }
+            }
+        }
+        return count;
     }
 
     private static boolean sameTypes(JobGraph a, JobGraph b) {

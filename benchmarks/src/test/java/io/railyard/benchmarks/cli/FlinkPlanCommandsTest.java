@@ -141,7 +141,7 @@ class FlinkPlanCommandsTest {
                         .succeeded();
 
         assertThat(run.out())
-                .containsPattern("\n  Keyed Reduce +2,100 +1\n")
+                .containsPattern("\n  Keyed Reduce +2,100 +1 +2,100\n")
                 .containsPattern(
                         "\n  Source: Sequence Source -> Flat Map -> Keyed Reduce +ALL_TO_ALL"
                                 + " +BLOCKING +1 +4,410,000\n")

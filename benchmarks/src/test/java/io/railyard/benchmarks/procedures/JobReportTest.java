@@ -45,9 +45,12 @@ class JobReportTest {
 
         assertThat(report.vertices())
                 .containsExactly(
-                        new JobReport.Vertex("a", 2, 0),
-                        new JobReport.Vertex("b", 3, 1),
-                        new JobReport.Vertex("c", 3, 1));
+                        new JobReport.Vertex("a", 2, 0, 2),
+                        new JobReport.Vertex("b", 3, 1, 3),
+                        new JobReport.Vertex("c", 3, 1, 3));
+        assertThat(JobReport.of(pipelined(), 4).vertices())
+                .extracting(JobReport.Vertex::regions)
+                .containsExactly(1, 1, 1);
         assertThat(report.edges())
                 .containsExactly(
                         new JobReport.Edge(
