@@ -16,6 +16,14 @@ final class InspectReportOutput {
 
     /** Writes the report's tables to {@code out}. */
     static void table(JobReport report, PrintWriter out) {
+        shape(report, out);
+        regions(report, out);
+        costs(report, out);
+        out.flush();
+    }
+
+    /** The vertices, the edges and the consumer groups. */
+    private static void shape(JobReport report, PrintWriter out) {
         out.println("vertices");
         out.printf(
                 Locale.ROOT,
@@ -53,6 +61,10 @@ final class InspectReportOutput {
                     e.connections());
         }
         out.printf(Locale.ROOT, "consumer groups: %,d%n", report.consumerGroups());
+    }
+
+    /** Regions and the largest restart set, per exchange mode. */
+    private static void regions(JobReport report, PrintWriter out) {
         out.println("regions and restarts (every partition that can be read again available)");
         out.printf(
                 Locale.ROOT,
@@ -72,6 +84,10 @@ final class InspectReportOutput {
                     f.largestRestartTasks(),
                     f.largestRestartWhenFails());
         }
+    }
+
+    /** What deployment ships, and the heap. */
+    private static void costs(JobReport report, PrintWriter out) {
         JobReport.Deployment d = report.deployment();
         out.printf(
                 Locale.ROOT,
@@ -105,7 +121,6 @@ final class InspectReportOutput {
                 JobReport.RAILYARD_BYTES_PER_TASK,
                 ReportTable.humanBytes(report.heap().flinkBytes()),
                 JobReport.FLINK_BYTES_PER_TASK);
-        out.flush();
     }
 
     /** The report as a JSON document; bytes as numbers of bytes. */
