@@ -17,6 +17,8 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Every test of {@link LocalEngineTest}, with every read — of a worker's own partitions too — over
@@ -74,6 +76,34 @@ class LocalEngineOverTcpTest extends LocalEngineTest {
             engine.run(graph, job, RestartBackoffPolicy.noRestart(), Duration.ofSeconds(60));
             assertThat(engine.networkBytes()[0]).as("in-process: nothing on the network").isZero();
             assertThat(engine.dataAddress(0)).isNull();
+        }
+    }
+
+    /**
+     * A remote gate with as few pages as the streams it reads (one stream per worker): each
+     * stream's page fills and, until the next page of the stream arrived, stayed attached to the
+     * stream — so a full, read page was never recycled, no credit was left for the next page, and
+     * the job hung (issue 34's property test drew more gate pages than workers to avoid it).
+     */
+    @ParameterizedTest(name = "{0} workers, gates of {1} pages")
+    @CsvSource({"1, 1", "3, 2", "3, 1"})
+    void gatesWithNoMorePagesThanStreams_readEverything(int workers, int gatePages)
+            throws Exception {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", 5)
+                        .addVertex("sink", 5)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
+                        .build();
+        ForwardingJob job = ForwardingJob.of(graph, 3_000, 48, 11);
+        ShuffleOptions options = OPTIONS.toBuilder().gatePages(gatePages).build();
+        try (LocalEngine engine = engine(dir, workers, 10, options, PartitionKind.SORT)) {
+            JobResult result =
+                    engine.run(
+                            graph, job, RestartBackoffPolicy.noRestart(), Duration.ofSeconds(60));
+
+            assertThat(result.outcome()).as("%s", result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committed().get(1)).isEqualTo(job.expectedReceived()[1]);
         }
     }
 

@@ -17,9 +17,4 @@ class LocalEnginePropertyOverTcpTest extends LocalEnginePropertyTest {
             throws IOException {
         return new LocalEngine(parent, workers, slots, options, blocking, TransportOptions.DEFAULT);
     }
-
-    @Override
-    boolean overTcp() {
-        return true;
-    }
 }

@@ -79,11 +79,6 @@ class LocalEnginePropertyTest {
         return new LocalEngine(parent, workers, slots, options, blocking);
     }
 
-    /** Whether {@link #engine} reads over TCP (its gates then get more pages than workers). */
-    boolean overTcp() {
-        return false;
-    }
-
     static final int SEEDS = 24;
     private static final Pattern SLOT_THREAD = Pattern.compile("railyard-w(\\d+)-slot");
     private static final Map<Class<?>, Coverage> COVERAGE = new ConcurrentHashMap<>();
@@ -137,7 +132,7 @@ class LocalEnginePropertyTest {
     @MethodSource("runs")
     void everyRecordReachesTheTaskItsKeyRoutesTo_exactlyOnce_underEveryFault(long seed, Fault fault)
             throws Exception {
-        PropertyCase c = PropertyCase.draw(seed, fault, overTcp());
+        PropertyCase c = PropertyCase.draw(seed, fault);
         PropertyCase.Engine setup = c.engine();
         Observed seen = new Observed(c.graph().numTasks());
         try (LocalEngine engine =

@@ -76,11 +76,10 @@ record PropertyCase(
     }
 
     /**
-     * The case of {@code seed} under {@code fault}, on an engine whose workers read over TCP if
-     * {@code overTcp}: the same case but for the gate pages, which are then more than the workers
-     * (see {@link #drawEngine}).
+     * The case of {@code seed} under {@code fault}; the same whether its workers read in-process or
+     * over TCP (gates of one page included: one stream per worker used to hang there).
      */
-    static PropertyCase draw(long seed, LocalEnginePropertyTest.Fault fault, boolean overTcp) {
+    static PropertyCase draw(long seed, LocalEnginePropertyTest.Fault fault) {
         SplittableRandom random = new SplittableRandom(seed);
         SplittableRandom forEngine = random.split();
         SplittableRandom forFault = random.split();
@@ -91,7 +90,7 @@ record PropertyCase(
                         : drawn;
         ForwardingJob base = ForwardingJob.of(graph, RECORDS_PER_SOURCE, RECORD_BYTES, seed);
         RoutingOracle oracle = new RoutingOracle(graph, base);
-        Engine engine = drawEngine(graph, oracle, overTcp, forEngine);
+        Engine engine = drawEngine(graph, oracle, forEngine);
         int failingTask = -1;
         long failAt = -1;
         ForwardingJob job = base;
@@ -138,15 +137,13 @@ record PropertyCase(
      * never wait, consumers queue for slots. Cases with a slot per task keep small sort buffers,
      * where a pipelined producer waits for its (running) consumers.
      *
-     * <p>Gates get 1 to 8 pages in-process. Over TCP, more pages than workers: a gate reads one
-     * stream from each worker holding its partitions, and a gate with no more pages than streams
-     * can wait for ever (seen with 1 to 3 pages, a stream per worker, hybrid and pipelined
-     * partitions; reported with issue 34, item 7).
+     * <p>Gates get 1 to 8 pages, in-process and over TCP alike: a gate over TCP reads one stream
+     * from each worker holding its partitions, and one with no more pages than streams used to wait
+     * for ever (a stream's full page held the credit its next page needed).
      */
     private static Engine drawEngine(
-            JobGraph graph, RoutingOracle oracle, boolean overTcp, SplittableRandom random) {
+            JobGraph graph, RoutingOracle oracle, SplittableRandom random) {
         int workers = 1 + random.nextInt(3);
-        int fewestGatePages = overTcp ? workers + 1 : 1;
         int slots = random.nextInt(3) == 0 ? graph.numTasks() : 1 + random.nextInt(2);
         PartitionKind blocking = random.nextInt(3) == 0 ? PartitionKind.HASH : PartitionKind.SORT;
         Duration delay = Duration.ofMillis(random.nextInt(6));
@@ -161,7 +158,7 @@ record PropertyCase(
                         .sortBufferPages(sortBuffer)
                         .writeBatchPages(1 + random.nextInt(4))
                         .readBatchPages(1 + random.nextInt(4))
-                        .gatePages(fewestGatePages + random.nextInt(9 - fewestGatePages))
+                        .gatePages(1 + random.nextInt(8))
                         .compression(
                                 random.nextBoolean()
                                         ? ShuffleOptions.Compression.LZ4

@@ -297,6 +297,11 @@ final class RemoteInputGate implements InputGate {
             page.slices++;
             payload.getBytes(payload.readerIndex(), slice.duplicate());
             queue.add(new RemoteBuffer(this, stream.channels[channel], page, slice));
+            if (stream.room == 0) {
+                // Full: nothing more lands in it, so it goes back once read. Kept attached until
+                // the stream's next page came, a read page held the credit that page needed.
+                stream.detachCurrentLocked();
+            }
             queueBytes += length;
             stream.backlog = backlog;
             wantLocked(stream);
