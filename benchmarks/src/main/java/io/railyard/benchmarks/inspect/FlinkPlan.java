@@ -124,7 +124,7 @@ public final class FlinkPlan {
         } catch (IOException e) {
             throw new JobFileException("$", JobFileJsonErrors.malformed(e));
         }
-        root = present(root, "$", "a Flink plan: an object with \"plan\" or \"nodes\"");
+        root = JobFile.present(root, "$", "a Flink plan: an object with \"plan\" or \"nodes\"");
         if (root.hasPlan() && root.hasNodes()) {
             throw new JobFileException(
                     "$",
@@ -136,11 +136,12 @@ public final class FlinkPlan {
         List<FlinkPlanSchema.@Nullable Node> nodes;
         if (root.hasPlan()) {
             FlinkPlanSchema.Plan plan =
-                    present(root.plan(), "$.plan", "an object with \"nodes\" (a Flink plan)");
-            nodes = present(plan.nodes(), nodesPath, "an array of plan nodes");
+                    JobFile.present(
+                            root.plan(), "$.plan", "an object with \"nodes\" (a Flink plan)");
+            nodes = JobFile.present(plan.nodes(), nodesPath, "an array of plan nodes");
         } else {
             nodes =
-                    present(
+                    JobFile.present(
                             root.nodes(),
                             nodesPath,
                             "an array of plan nodes; a Flink plan is {\"plan\": {…}} or has"
@@ -203,7 +204,7 @@ public final class FlinkPlan {
             List<FlinkPlanSchema.Node> present = new ArrayList<>(nodes.size());
             for (int i = 0; i < nodes.size(); i++) {
                 FlinkPlanSchema.Node node =
-                        present(
+                        JobFile.present(
                                 nodes.get(i),
                                 nodesPath + "[" + i + "]",
                                 "a plan node: an object with \"id\" and \"parallelism\"");
@@ -230,7 +231,7 @@ public final class FlinkPlan {
         }
 
         private void addVertex(FlinkPlanSchema.Node node, String path) throws JobFileException {
-            String id = present(node.id(), path + ".id", "the vertex id, a string");
+            String id = JobFile.present(node.id(), path + ".id", "the vertex id, a string");
             if (id.isBlank()) {
                 throw new JobFileException(
                         path + ".id", "must be a non-blank string, was \"" + id + "\"");
@@ -277,7 +278,7 @@ public final class FlinkPlan {
                     "an integer in [1, "
                             + JobGraph.MAX_PARALLELISM
                             + "], or -1 (decided when the job runs)";
-            BigInteger value = present(node.parallelism(), path + ".parallelism", allowed);
+            BigInteger value = JobFile.present(node.parallelism(), path + ".parallelism", allowed);
             if (value.equals(BigInteger.valueOf(-1))) {
                 Integer max = maxParallelism.get(id);
                 if (max == null) {
@@ -354,12 +355,13 @@ public final class FlinkPlan {
             for (int k = 0; k < inputs.size(); k++) {
                 String at = path + ".inputs[" + k + "]";
                 FlinkPlanSchema.Input input =
-                        present(
+                        JobFile.present(
                                 inputs.get(k),
                                 at,
                                 "an input: an object with \"id\", \"ship_strategy\" and"
                                         + " \"exchange\"");
-                String producerId = present(input.id(), at + ".id", "the producer's vertex id");
+                String producerId =
+                        JobFile.present(input.id(), at + ".id", "the producer's vertex id");
                 Integer producer = indexById.get(producerId);
                 if (producer == null) {
                     throw new JobFileException(
@@ -382,7 +384,7 @@ public final class FlinkPlan {
         private DistributionPattern pattern(@Nullable String strategy, String at, int consumer)
                 throws JobFileException {
             String value =
-                    present(
+                    JobFile.present(
                             strategy,
                             at + ".ship_strategy",
                             "a Flink ship strategy such as HASH or FORWARD");
@@ -406,7 +408,7 @@ public final class FlinkPlan {
             String allowed =
                     "one of blocking, pipelined, pipelined_bounded, hybrid_full, hybrid_selective,"
                             + " blocking_persistent, pipelined_approximate";
-            String value = present(exchange, at + ".exchange", allowed);
+            String value = JobFile.present(exchange, at + ".exchange", allowed);
             ResultPartitionType type = EXCHANGES.get(value);
             if (type == null) {
                 throw new JobFileException(
@@ -524,13 +526,5 @@ public final class FlinkPlan {
         } catch (NumberFormatException e) {
             return -1;
         }
-    }
-
-    private static <T> T present(@Nullable T value, String path, String expected)
-            throws JobFileException {
-        if (value == null) {
-            throw new JobFileException(path, "missing or null; expected " + expected);
-        }
-        return value;
     }
 }

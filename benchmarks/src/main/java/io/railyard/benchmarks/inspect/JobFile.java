@@ -409,8 +409,8 @@ public final class JobFile {
         return text.append(']').toString();
     }
 
-    private static <T> T present(@Nullable T value, String path, String expected)
-            throws JobFileException {
+    /** {@code value}, or a {@link JobFileException} at {@code path} if it is missing or null. */
+    static <T> T present(@Nullable T value, String path, String expected) throws JobFileException {
         if (value == null) {
             throw new JobFileException(path, "missing or null; expected " + expected);
         }

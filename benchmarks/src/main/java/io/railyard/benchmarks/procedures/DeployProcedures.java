@@ -1,6 +1,7 @@
 package io.railyard.benchmarks.procedures;
 
 import com.google.common.collect.ImmutableList;
+import io.railyard.deployment.BlobKey;
 import io.railyard.deployment.DeploymentDescriptors;
 import io.railyard.deployment.DeploymentSlices;
 import io.railyard.deployment.GroupDescriptors;
@@ -31,7 +32,9 @@ public final class DeployProcedures {
     public static final int WORKERS = 1_000;
 
     private static final JobId JOB = new JobId(0x7261696c79617264L, 1L);
-    private static final long SEED = 20_000L;
+
+    /** The seed of the placement every deployment measurement uses. */
+    static final long SEED = 20_000L;
 
     private DeployProcedures() {}
 
@@ -184,15 +187,44 @@ public final class DeployProcedures {
      */
     public static Shipped measureShipped(ExecutionTopology topology, OffloadOptions options) {
         JobGraph graph = topology.jobGraph();
-        InMemoryBlobStore blobs = new InMemoryBlobStore();
         RandomPlacement shuffle = new RandomPlacement(graph, WORKERS, SEED);
+        Receipts receipts = new Receipts(shuffle);
+        deployAllTo(topology, shuffle, options, receipts);
+        int group = topology.consumedGroup(graph.numTasks() - 1, 0);
+        return receipts.shipped(
+                GroupDescriptors.encode(topology, group, shuffle, options.compress()));
+    }
+
+    /** What the workers receive during one {@link #deployAllTo}, as it arrives. */
+    interface Receiver {
+        /** Task {@code task}'s descriptor, encoded as {@code bytes}, reached {@code worker}. */
+        void descriptor(int task, int worker, byte[] bytes);
+
+        /** {@code worker} fetched the offloaded group {@code key}: {@code bytes} (once each). */
+        void blob(int worker, BlobKey key, int bytes);
+    }
+
+    /**
+     * One "deploy all" with a fresh descriptor cache and an in-memory blob store: every task's
+     * descriptor encoded and handed to the worker {@code placement} puts it on, which decodes it
+     * and fetches each offloaded group once; {@code receiver} hears each descriptor and fetch.
+     * Workers decode what they receive, so the counts are of bytes that decode. O(tasks +
+     * partitions of the groups).
+     */
+    static void deployAllTo(
+            ExecutionTopology topology,
+            RandomPlacement placement,
+            OffloadOptions options,
+            Receiver receiver) {
+        JobGraph graph = topology.jobGraph();
+        InMemoryBlobStore blobs = new InMemoryBlobStore();
         try (DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(JOB, topology, shuffle, blobs, options)) {
-            WorkerDescriptorCache[] workers = new WorkerDescriptorCache[WORKERS];
-            Receipts receipts = new Receipts(shuffle);
+                new DeploymentDescriptors(JOB, topology, placement, blobs, options)) {
+            WorkerDescriptorCache[] workers = new WorkerDescriptorCache[placement.workers().size()];
             for (int task = 0; task < graph.numTasks(); task++) {
                 byte[] bytes = descriptors.create(task, 0).encode();
-                int worker = receipts.descriptor(task, bytes);
+                int worker = placement.workerOfTask(task);
+                receiver.descriptor(task, worker, bytes);
                 if (workers[worker] == null) {
                     workers[worker] = new WorkerDescriptorCache(blobs);
                 }
@@ -201,13 +233,10 @@ public final class DeployProcedures {
                     workers[worker].resolve(input);
                     if (workers[worker].fetches() > fetchesBefore
                             && input instanceof InputDescriptor.Offloaded offloaded) {
-                        receipts.blob(worker, blobs.get(offloaded.key()).length);
+                        receiver.blob(worker, offloaded.key(), blobs.get(offloaded.key()).length);
                     }
                 }
             }
-            int group = topology.consumedGroup(graph.numTasks() - 1, 0);
-            return receipts.shipped(
-                    GroupDescriptors.encode(topology, group, shuffle, options.compress()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -257,7 +286,7 @@ public final class DeployProcedures {
                                         old.produced(),
                                         inputs.build())
                                 .encode();
-                receipts.descriptor(task, bytes);
+                receipts.descriptor(task, shuffle.workerOfTask(task), bytes);
                 for (InputDescriptor input : TaskDeploymentDescriptor.decode(bytes).inputs()) {
                     WorkerSetGroup.decode(((InputDescriptor.Inline) input).encodedGroup());
                 }
@@ -271,7 +300,7 @@ public final class DeployProcedures {
     }
 
     /** Bytes each worker receives during one "deploy all". */
-    private static final class Receipts {
+    private static final class Receipts implements Receiver {
         private final RandomPlacement placement;
         private final long[] perWorker = new long[WORKERS];
         private final BitSet contacted = new BitSet(WORKERS);
@@ -283,17 +312,16 @@ public final class DeployProcedures {
             this.placement = placement;
         }
 
-        /** Task {@code task}'s descriptor reaches its worker, which this returns. */
-        int descriptor(int task, byte[] bytes) {
-            int worker = placement.workerOfTask(task);
+        @Override
+        public void descriptor(int task, int worker, byte[] bytes) {
             contacted.set(worker);
             perWorker[worker] += bytes.length;
             descriptorBytes += bytes.length;
             lastDescriptorBytes = bytes.length;
-            return worker;
         }
 
-        void blob(int worker, int bytes) {
+        @Override
+        public void blob(int worker, BlobKey key, int bytes) {
             perWorker[worker] += bytes;
             blobBytes += bytes;
         }

@@ -1,13 +1,7 @@
 package io.railyard.benchmarks.procedures;
 
 import io.railyard.deployment.BlobKey;
-import io.railyard.deployment.DeploymentDescriptors;
-import io.railyard.deployment.InMemoryBlobStore;
-import io.railyard.deployment.InputDescriptor;
-import io.railyard.deployment.JobId;
 import io.railyard.deployment.OffloadOptions;
-import io.railyard.deployment.TaskDeploymentDescriptor;
-import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.failover.PartitionAvailability;
 import io.railyard.failover.RegionFailover;
 import io.railyard.failover.RestartSet;
@@ -18,8 +12,6 @@ import io.railyard.simulation.ShuffleMode;
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -72,9 +64,6 @@ public record JobReport(
      * job at P = 10,000 (55.5 MiB for 20,000 tasks; RESULTS.md, "Memory").
      */
     public static final double FLINK_BYTES_PER_TASK = 2_907;
-
-    private static final JobId JOB = new JobId(0x7261696c79617264L, 33L);
-    private static final long SEED = 20_000L;
 
     /**
      * A job vertex: its name, parallelism, input edges, and the pipelined regions (as declared) its
@@ -315,62 +304,64 @@ public record JobReport(
     }
 
     private static Deployment deployment(ExecutionTopology topology, int workers) {
-        JobGraph graph = topology.jobGraph();
-        InMemoryBlobStore blobs = new InMemoryBlobStore();
-        RandomPlacement placement = new RandomPlacement(graph, workers, SEED);
-        long[] perWorker = new long[workers];
-        BitSet reached = new BitSet(workers);
-        Map<BlobKey, Integer> offloaded = new HashMap<>();
-        long descriptorBytes = 0;
-        long fetched = 0;
-        int largestDescriptor = 0;
-        try (DeploymentDescriptors descriptors =
-                new DeploymentDescriptors(
-                        JOB, topology, placement, blobs, OffloadOptions.DEFAULT)) {
-            WorkerDescriptorCache[] caches = new WorkerDescriptorCache[workers];
-            for (int task = 0; task < graph.numTasks(); task++) {
-                byte[] bytes = descriptors.create(task, 0).encode();
-                int worker = placement.workerOfTask(task);
-                reached.set(worker);
-                perWorker[worker] += bytes.length;
-                descriptorBytes += bytes.length;
-                largestDescriptor = Math.max(largestDescriptor, bytes.length);
-                if (caches[worker] == null) {
-                    caches[worker] = new WorkerDescriptorCache(blobs);
-                }
-                for (InputDescriptor input : TaskDeploymentDescriptor.decode(bytes).inputs()) {
-                    long before = caches[worker].fetches();
-                    caches[worker].resolve(input);
-                    if (caches[worker].fetches() > before
-                            && input instanceof InputDescriptor.Offloaded blob) {
-                        int size = blobs.get(blob.key()).length;
-                        offloaded.put(blob.key(), size);
-                        perWorker[worker] += size;
-                        fetched += size;
-                    }
-                }
+        Arrivals arrivals = new Arrivals(workers);
+        DeployProcedures.deployAllTo(
+                topology,
+                new RandomPlacement(topology.jobGraph(), workers, DeployProcedures.SEED),
+                OffloadOptions.DEFAULT,
+                arrivals);
+        return arrivals.deployment();
+    }
+
+    /** What each worker receives during the report's "deploy all". */
+    private static final class Arrivals implements DeployProcedures.Receiver {
+        private final long[] perWorker;
+        private final BitSet reached;
+        private final Map<BlobKey, Integer> offloaded = new HashMap<>();
+        private long descriptorBytes;
+        private long fetched;
+        private int largestDescriptor;
+
+        Arrivals(int workers) {
+            perWorker = new long[workers];
+            reached = new BitSet(workers);
+        }
+
+        @Override
+        public void descriptor(int task, int worker, byte[] bytes) {
+            reached.set(worker);
+            perWorker[worker] += bytes.length;
+            descriptorBytes += bytes.length;
+            largestDescriptor = Math.max(largestDescriptor, bytes.length);
+        }
+
+        @Override
+        public void blob(int worker, BlobKey key, int bytes) {
+            offloaded.put(key, bytes);
+            perWorker[worker] += bytes;
+            fetched += bytes;
+        }
+
+        Deployment deployment() {
+            long max = 0;
+            for (int w = reached.nextSetBit(0); w >= 0; w = reached.nextSetBit(w + 1)) {
+                max = Math.max(max, perWorker[w]);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            long offloadedBytes = 0;
+            for (int size : offloaded.values()) {
+                offloadedBytes += size;
+            }
+            int n = reached.cardinality();
+            return new Deployment(
+                    perWorker.length,
+                    descriptorBytes,
+                    largestDescriptor,
+                    offloaded.size(),
+                    offloadedBytes,
+                    fetched,
+                    n,
+                    n == 0 ? 0 : (descriptorBytes + fetched) / (double) n,
+                    max);
         }
-        long max = 0;
-        for (int w = reached.nextSetBit(0); w >= 0; w = reached.nextSetBit(w + 1)) {
-            max = Math.max(max, perWorker[w]);
-        }
-        long offloadedBytes = 0;
-        for (int size : offloaded.values()) {
-            offloadedBytes += size;
-        }
-        int n = reached.cardinality();
-        return new Deployment(
-                workers,
-                descriptorBytes,
-                largestDescriptor,
-                offloaded.size(),
-                offloadedBytes,
-                fetched,
-                n,
-                n == 0 ? 0 : (descriptorBytes + fetched) / (double) n,
-                max);
     }
 }

@@ -309,9 +309,15 @@ class FlinkPlanGoldenTest {
 
     private static void twoInputJoin(StreamExecutionEnvironment env) {
         DataStream<String> left =
-                env.fromSequence(0, 99).setParallelism(2).map(new Text("l")).setParallelism(3);
+                env.fromSequence(0, 99)
+                        .setParallelism(2)
+                        .map(new Prefix<Long>("l"))
+                        .setParallelism(3);
         DataStream<String> right =
-                env.fromSequence(0, 99).setParallelism(2).map(new Text("r")).setParallelism(2);
+                env.fromSequence(0, 99)
+                        .setParallelism(2)
+                        .map(new Prefix<Long>("r"))
+                        .setParallelism(2);
         left.connect(right)
                 .keyBy(new ByWord(), new ByWord())
                 .process(new Join())
@@ -323,14 +329,14 @@ class FlinkPlanGoldenTest {
     private static void forwardAndRescale(StreamExecutionEnvironment env) {
         env.fromSequence(0, 99)
                 .setParallelism(4)
-                .map(new Text("a"))
+                .map(new Prefix<Long>("a"))
                 .setParallelism(4)
                 .disableChaining()
                 .rescale()
-                .map(new Tag("b"))
+                .map(new Prefix<String>("b"))
                 .setParallelism(2)
                 .forward()
-                .map(new Tag("c"))
+                .map(new Prefix<String>("c"))
                 .setParallelism(2)
                 .disableChaining()
                 .sinkTo(new DiscardingSink<>())
@@ -426,30 +432,17 @@ class FlinkPlanGoldenTest {
         }
     }
 
-    static final class Text implements MapFunction<Long, String> {
+    /** Each record as text after a prefix; any record type. */
+    static final class Prefix<T> implements MapFunction<T, String> {
         private static final long serialVersionUID = 1L;
         private final String prefix;
 
-        Text(String prefix) {
+        Prefix(String prefix) {
             this.prefix = prefix;
         }
 
         @Override
-        public String map(Long value) {
-            return prefix + value;
-        }
-    }
-
-    static final class Tag implements MapFunction<String, String> {
-        private static final long serialVersionUID = 1L;
-        private final String prefix;
-
-        Tag(String prefix) {
-            this.prefix = prefix;
-        }
-
-        @Override
-        public String map(String value) {
+        public String map(T value) {
             return prefix + value;
         }
     }

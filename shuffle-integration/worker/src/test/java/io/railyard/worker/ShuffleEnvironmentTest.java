@@ -317,11 +317,12 @@ class ShuffleEnvironmentTest {
         return records;
     }
 
-    private static ByteBuffer utf8(String text) {
+    static ByteBuffer utf8(String text) {
         return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static List<String> readAll(InputGate gate) throws Exception {
+    /** Every record {@code gate} delivers, as UTF-8 text, until it is finished. */
+    static List<String> readAll(InputGate gate) throws Exception {
         List<String> records = new ArrayList<>();
         readByChannel(gate).values().forEach(records::addAll);
         return records;

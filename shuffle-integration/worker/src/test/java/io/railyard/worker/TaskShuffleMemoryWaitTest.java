@@ -2,6 +2,8 @@ package io.railyard.worker;
 
 import static io.railyard.topology.DistributionPattern.ALL_TO_ALL;
 import static io.railyard.worker.ShuffleEnvironmentTest.RUNNING;
+import static io.railyard.worker.ShuffleEnvironmentTest.readAll;
+import static io.railyard.worker.ShuffleEnvironmentTest.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,18 +13,14 @@ import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
-import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -247,31 +245,5 @@ class TaskShuffleMemoryWaitTest {
         try (Stream<Path> walk = Files.walk(dir)) {
             return walk.filter(Files::isRegularFile).count();
         }
-    }
-
-    private static ByteBuffer utf8(String text) {
-        return ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static List<String> readAll(InputGate gate) throws Exception {
-        List<String> records = new ArrayList<>();
-        RecordDecoder decoder = new RecordDecoder(gate.numChannels());
-        while (!gate.isFinished()) {
-            InputGate.Buffer buffer = gate.poll();
-            if (buffer == null) {
-                gate.availability().get(10, TimeUnit.SECONDS);
-                continue;
-            }
-            try {
-                decoder.decode(
-                        buffer.channel(),
-                        buffer.data(),
-                        (channel, record) ->
-                                records.add(StandardCharsets.UTF_8.decode(record).toString()));
-            } finally {
-                buffer.recycle();
-            }
-        }
-        return records;
     }
 }
