@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
                         + " consumers read while producers write, attached as --consumers says, on"
                         + " threads of their own; the table adds the share of bytes written to"
                         + " disk, read from disk and read from memory, and the most pages borrowed"
-                        + " at once. With --with-flink, Flink 2.1's sort-merge partition"
+                        + " at once. With --with-flink, Flink 2.3's sort-merge partition"
                         + " (flink-sort) runs beside sort on the same records, producers, consumers,"
                         + " network memory and page size. Consumers check that they read exactly"
                         + " the records producers wrote (count and checksum). Files go to a marked"
@@ -145,7 +145,7 @@ final class ShuffleCommand implements Callable<Integer> {
     @Option(
             names = "--with-flink",
             description =
-                    "also measure Apache Flink 2.1's sort-merge blocking partition"
+                    "also measure Apache Flink 2.3's sort-merge blocking partition"
                             + " (SortMergeResultPartition) in this process, as row flink-sort: the"
                             + " same producers and records, --slots at a time, then the same"
                             + " consumers reading every subpartition to its end. Each Flink writer"

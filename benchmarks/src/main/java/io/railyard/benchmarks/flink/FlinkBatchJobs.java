@@ -42,7 +42,7 @@ import org.apache.flink.streaming.api.graph.GlobalStreamExchangeMode;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
- * Flink 2.1's side of the MiniCluster comparison: one {@link MiniCluster} of 1 TaskManager ×
+ * Flink 2.3's side of the MiniCluster comparison: one {@link MiniCluster} of 1 TaskManager ×
  * {@value LongJobs#SLOTS} slots running {@link LongJobs}' jobs of one {@link Exchange}, built as
  * flink-benchmarks builds {@code BlockingPartitionBenchmark}'s ({@code
  * StreamGraphUtils.buildGraphForBatchJob}): a legacy parallel source of longs ({@code LongSource}:
@@ -53,7 +53,7 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * accumulators, where flink-benchmarks discards them.
  *
  * <p>Configuration (see {@link #configuration}): the same network memory, segment size and
- * compression as Railyard's worker, no restarts, the AdaptiveBatch scheduler (Flink 2.1's for batch
+ * compression as Railyard's worker, no restarts, the AdaptiveBatch scheduler (Flink 2.3's for batch
  * jobs) with auto-parallelism off (with it on, Flink's hybrid shuffle falls back to waiting for
  * finished producers) and hybrid consumers deployable once their producers are scheduled ({@code
  * UNFINISHED_PRODUCERS}, as Railyard's), temporary files in a fresh directory under the given
@@ -141,7 +141,7 @@ public final class FlinkBatchJobs implements AutoCloseable {
                     case NONE -> NettyShuffleEnvironmentOptions.CompressionCodec.NONE;
                     case LZ4 -> NettyShuffleEnvironmentOptions.CompressionCodec.LZ4;
                 });
-        // The scheduler Flink 2.1 gives the batch jobs of its BATCH runtime mode (a JobGraph of
+        // The scheduler Flink 2.3 gives the batch jobs of its BATCH runtime mode (a JobGraph of
         // type BATCH from a STREAMING-mode graph, as flink-benchmarks builds it, would get the
         // Default one, which takes no consume constraint).
         config.set(JobManagerOptions.SCHEDULER, JobManagerOptions.SchedulerType.AdaptiveBatch);

@@ -47,7 +47,7 @@ import org.apache.flink.types.LongValue;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Flink 2.1's side of the network throughput comparison: the topology of Flink's own {@code
+ * Flink 2.3's side of the network throughput comparison: the topology of Flink's own {@code
  * StreamNetworkThroughputBenchmark} (flink-runtime's tests jar, run by flink-benchmarks' {@code
  * StreamNetworkThroughputBenchmarkExecutor}) in TCP mode, built from the same Flink parts, with
  * writers and a receiver of this class's own that check what arrives.

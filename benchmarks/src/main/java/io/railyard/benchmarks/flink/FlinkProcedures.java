@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The Flink side of the side-by-side benchmarks: for a Railyard job translated by {@link FlinkJobs}
- * (same vertices, parallelism, patterns and result types), flink-runtime 2.1 doing the work of each
+ * (same vertices, parallelism, patterns and result types), flink-runtime 2.3 doing the work of each
  * Railyard procedure in {@link BuildTopology}, {@link RegionProcedures} and {@link
  * FailoverProcedures} ({@link FlinkDeployment} for "deploy all"). Each method or fixture says which
  * Flink code it runs; the states are built as Flink's own scheduler benchmarks build theirs
@@ -147,7 +147,7 @@ public final class FlinkProcedures {
      * SchedulingDownstreamTasksInBatchJobBenchmark} builds it: the region strategy has started, and
      * every task it deployed at start has finished (its blocking partitions marked finished, the
      * strategy told) except the one with the highest task id. {@link #finishLastSource()} is the
-     * measured step. (Flink 2.1's benchmark runs its BATCH configuration with the adaptive batch
+     * measured step. (Flink 2.3's benchmark runs its BATCH configuration with the adaptive batch
      * scheduler's {@code VertexwiseSchedulingStrategy}; the region strategy used here is the one
      * that does Railyard's work, and Flink's default for streaming jobs.)
      */

@@ -40,7 +40,7 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Flink 2.1's sort-merge blocking shuffle ({@code SortMergeResultPartition}: its write path, its
+ * Flink 2.3's sort-merge blocking shuffle ({@code SortMergeResultPartition}: its write path, its
  * {@code BatchShuffleReadBufferPool}, its read scheduler and subpartition views) driven in this
  * process exactly as {@link ShuffleThroughput} drives Railyard's sort partitions: the {@code
  * flink-sort} row of {@code shuffle --with-flink} and {@code report --with-flink}.
@@ -65,7 +65,7 @@ import org.jspecify.annotations.Nullable;
  *       {@code NetworkBufferPool} when it is built, the read pool by {@code initialize()}.
  *   <li><b>The same memory.</b> {@link FlinkSortMemory}: Railyard's budget and page size, each
  *       writer's pool the pages of a Railyard sort writer, the read pool the rest.
- *   <li><b>Flink's defaults otherwise.</b> The read IO executor has the threads Flink 2.1 gives a
+ *   <li><b>Flink's defaults otherwise.</b> The read IO executor has the threads Flink 2.3 gives a
  *       TaskManager of {@code slots} slots ({@link #readIoThreads}). Compression is Flink's {@code
  *       BufferCompressor} with LZ4 ({@code taskmanager.network.compression.codec}) when Railyard
  *       compresses with LZ4: one compressor per partition and one decompressor per consumer, as
@@ -119,18 +119,18 @@ public final class FlinkSortShuffle implements AutoCloseable {
                         ShuffleTasks.daemon(KEY + "-blocking-shuffle-io-"));
     }
 
-    /** What the {@value #KEY} row measures, e.g. {@code Flink 2.1.0 SortMergeResultPartition}. */
+    /** What the {@value #KEY} row measures, e.g. {@code Flink 2.3.0 SortMergeResultPartition}. */
     public static String system() {
         return "Flink " + EnvironmentInformation.getVersion() + " SortMergeResultPartition";
     }
 
     /**
-     * The read IO threads Flink 2.1 gives a TaskManager of {@code slots} slots and one temporary
+     * The read IO threads Flink 2.3 gives a TaskManager of {@code slots} slots and one temporary
      * directory: {@code NettyShuffleServiceFactory.createNettyShuffleEnvironment} starts {@code
      * Executors.newScheduledThreadPool(max(1, min(readPool.getMaxConcurrentRequests(),
      * max(numberOfSlots, tmpDirs.length))))} ("blocking-shuffle-io"), where {@code
      * getMaxConcurrentRequests()} is the pool's buffers over the buffers of one 4 MiB request
-     * ({@code BatchShuffleReadBufferPool.NUM_BYTES_PER_REQUEST}). Read from the 2.1.0 jar's
+     * ({@code BatchShuffleReadBufferPool.NUM_BYTES_PER_REQUEST}). Read from the 2.3.0 jar's
      * bytecode ({@code javap -c}). At 64 MiB and 8 slots: 8. O(1).
      */
     static int readIoThreads(BatchShuffleReadBufferPool readPool, int slots) {

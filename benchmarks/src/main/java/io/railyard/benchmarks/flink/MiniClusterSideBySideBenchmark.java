@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Whole batch jobs, side by side (see {@link SideBySide}): flink-benchmarks' {@code
  * BlockingPartitionBenchmark} shape (a source of longs → sink, P = 4, chaining off) and a keyed
  * all-to-all variant, each with BLOCKING, HYBRID_FULL and HYBRID_SELECTIVE exchanges, run on
- * Railyard's local engine ({@link RailyardBatchJobs}) or on Flink 2.1's MiniCluster ({@link
+ * Railyard's local engine ({@link RailyardBatchJobs}) or on Flink 2.3's MiniCluster ({@link
  * FlinkBatchJobs}) with the same records ({@link LongJobs}: {@code recordsPerSubtask} longs per
  * source subtask, 4 × that per job), 8 slots, 64 MiB of network memory in 32 KiB pages and the same
  * compression. Each invocation runs one job from submission to its end; both sides check that their

@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * reads all {@code 4 × channels} subpartitions over one TCP connection and decodes every record.
  * Railyard's side is {@link NetworkThroughput} (a producing shuffle worker's {@code PIPELINED}
  * partitions served by its {@code DataServer}, read through a {@code TransportClient}'s gates),
- * Flink 2.1's is {@link FlinkNetworkThroughput} (two {@code NettyShuffleEnvironment}s, {@code
+ * Flink 2.3's is {@link FlinkNetworkThroughput} (two {@code NettyShuffleEnvironment}s, {@code
  * PIPELINED_BOUNDED} partitions, {@code RecordWriter}s with output flushers, a union of remote
  * input gates); each class's Javadoc says what it builds and where the two topologies differ (Flink
  * groups the channels by partition, one gate each; Railyard by subpartition, since a Railyard gate

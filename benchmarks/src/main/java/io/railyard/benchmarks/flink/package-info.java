@@ -9,7 +9,7 @@
  * drives Flink's sort-merge blocking partition as the shuffle measurement drives Railyard's sort
  * partitions ({@code shuffle --with-flink}; consumers {@code FlinkSortConsumer}, records parsed by
  * {@code SpanningRecordDeserializer}), and {@code ShuffleSideBySideBenchmark} times both under JMH.
- * {@code MiniClusterSideBySideBenchmark} times whole batch jobs: Flink 2.1's MiniCluster running
+ * {@code MiniClusterSideBySideBenchmark} times whole batch jobs: Flink 2.3's MiniCluster running
  * them ({@code FlinkBatchJobs}) against Railyard's local engine. Threading: Flink's scheduler
  * components run on one main-thread executor per trial, as in Flink; the shuffle runs its producers
  * and consumers on slot threads and Flink's reads on Flink's IO threads, each class saying which.

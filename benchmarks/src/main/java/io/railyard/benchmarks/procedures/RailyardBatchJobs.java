@@ -16,7 +16,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Railyard's side of the MiniCluster comparison: one {@link LocalEngine} of 1 worker × {@value
  * LongJobs#SLOTS} slots with {@link LongJobs#NETWORK_MEMORY_BYTES} of network memory in {@link
- * LongJobs#PAGE_BYTES} pages and sort-based blocking partitions (Flink 2.1's only blocking kind),
+ * LongJobs#PAGE_BYTES} pages and sort-based blocking partitions (Flink 2.3's only blocking kind),
  * running {@link LongJobs} one after another, without restarts (Flink's side runs with the restart
  * strategy "none").
  *

@@ -158,7 +158,7 @@ class ReportCommandTest {
                         json.toString());
 
         String out = run.succeeded().out();
-        assertThat(out).contains("Flink 2.1").contains("ratio").contains("flink-sort");
+        assertThat(out).contains("Flink 2.3").contains("ratio").contains("flink-sort");
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         JsonNode shuffle = root.path("shuffle");
         assertThat(shuffle.path("flink-sort").path("read_mb_s").asDouble()).isPositive();

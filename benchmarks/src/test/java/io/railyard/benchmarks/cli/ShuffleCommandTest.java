@@ -196,7 +196,7 @@ class ShuffleCommandTest {
                         .map(line -> line.substring(12, 28).strip())
                         .toList();
         assertThat(systems).containsExactly("limit", "device", "sort", "flink-sort", "hash");
-        assertThat(out).contains("flink-sort = Flink 2.1.0 SortMergeResultPartition");
+        assertThat(out).contains("flink-sort = Flink 2.3.0 SortMergeResultPartition");
         JsonNode run = new ObjectMapper().readTree(json.toFile()).path("runs").path(0);
         JsonNode sort = run.path("sort");
         JsonNode flink = run.path("flink-sort");

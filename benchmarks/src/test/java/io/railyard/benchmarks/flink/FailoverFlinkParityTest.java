@@ -37,7 +37,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Railyard's restart sets ({@link RegionFailover}) against those of flink-runtime 2.1's {@code
+ * Railyard's restart sets ({@link RegionFailover}) against those of flink-runtime 2.3's {@code
  * RestartPipelinedRegionFailoverStrategy}, for random job graphs and random failed tasks, once with
  * every partition available and once with none, and for one hand-written job.
  *

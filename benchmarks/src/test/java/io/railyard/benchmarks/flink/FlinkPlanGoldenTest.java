@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.ApplicationID;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -34,6 +35,7 @@ import org.apache.flink.api.common.functions.ReduceFunction;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
@@ -195,10 +197,12 @@ class FlinkPlanGoldenTest {
         JobDetailsInfo details =
                 new JobDetailsInfo(
                         flink.getJobID(),
+                        new ApplicationID(0, 0),
                         flink.getName(),
                         false,
                         JobStatus.CREATED,
                         JobType.BATCH,
+                        JobManagerOptions.SchedulerType.AdaptiveBatch,
                         0,
                         -1,
                         0,

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Railyard's pipelined regions against the pipelined regions of flink-runtime 2.1's scheduling
+ * Railyard's pipelined regions against the pipelined regions of flink-runtime 2.3's scheduling
  * topology, for random job graphs and for a blocking cycle across two logical regions.
  *
  * <p>The two differ on purpose in one case. Flink merges regions on cycles of non-pipelined
