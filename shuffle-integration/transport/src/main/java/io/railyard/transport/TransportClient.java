@@ -12,6 +12,7 @@ import io.railyard.shuffle.partition.InputGate;
 import io.railyard.topology.PartitionId;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,12 +84,40 @@ public final class TransportClient implements AutoCloseable {
             int subpartition,
             JobId job,
             JobSecret secret) {
-        checkArgument(
-                servers.size() == partitions.size(),
-                "%s servers for %s partitions",
-                servers.size(),
-                partitions.size());
         checkArgument(subpartition >= 0, "subpartition must be >= 0, was %s", subpartition);
+        int[] subpartitions = new int[partitions.size()];
+        Arrays.fill(subpartitions, subpartition);
+        return openGate(name, servers, partitions, subpartitions, job, secret);
+    }
+
+    /**
+     * A gate as {@link #openGate(String, List, List, int, JobId, JobSecret)} opens, whose channel i
+     * reads subpartition {@code subpartitions[i]} of partitions[i]: one gate and one guarantee of
+     * pages for a consumer that reads several subpartitions of a partition (a channel each) or
+     * different subpartitions of different partitions. One stream per server and subpartition (per
+     * {@value Wire#MAX_OPEN_PARTITIONS} partitions).
+     *
+     * @throws IllegalArgumentException if the lists differ in length or a subpartition is negative
+     * @throws IllegalStateException if the client is closed
+     * @throws io.railyard.shuffle.buffer.InsufficientNetworkMemoryException if the pool cannot
+     *     pledge the gate's pages
+     */
+    public InputGate openGate(
+            String name,
+            List<InetSocketAddress> servers,
+            List<PartitionId> partitions,
+            int[] subpartitions,
+            JobId job,
+            JobSecret secret) {
+        checkArgument(
+                servers.size() == partitions.size() && subpartitions.length == partitions.size(),
+                "%s servers and %s subpartitions for %s partitions",
+                servers.size(),
+                subpartitions.length,
+                partitions.size());
+        for (int subpartition : subpartitions) {
+            checkArgument(subpartition >= 0, "subpartition must be >= 0, was %s", subpartition);
+        }
         if (closed) {
             throw new IllegalStateException("transport client closed");
         }
@@ -100,11 +129,13 @@ public final class TransportClient implements AutoCloseable {
                         null);
         RemoteInputGate gate =
                 new RemoteInputGate(name, owner, shuffle.pageSizeBytes(), partitions.size());
-        Map<InetSocketAddress, List<Integer>> byServer = new LinkedHashMap<>();
+        Map<StreamKey, List<Integer>> streams = new LinkedHashMap<>();
         for (int i = 0; i < servers.size(); i++) {
-            byServer.computeIfAbsent(servers.get(i), a -> new ArrayList<>()).add(i);
+            streams.computeIfAbsent(
+                            new StreamKey(servers.get(i), subpartitions[i]), k -> new ArrayList<>())
+                    .add(i);
         }
-        for (Map.Entry<InetSocketAddress, List<Integer>> entry : byServer.entrySet()) {
+        for (Map.Entry<StreamKey, List<Integer>> entry : streams.entrySet()) {
             List<Integer> channels = entry.getValue();
             for (int from = 0; from < channels.size(); from += Wire.MAX_OPEN_PARTITIONS) {
                 int to = Math.min(channels.size(), from + Wire.MAX_OPEN_PARTITIONS);
@@ -114,7 +145,13 @@ public final class TransportClient implements AutoCloseable {
                     indices[k - from] = channels.get(k);
                     ids[k - from] = partitions.get(channels.get(k));
                 }
-                gate.addStream(connection(entry.getKey()), ids, indices, subpartition, job, secret);
+                gate.addStream(
+                        connection(entry.getKey().server()),
+                        ids,
+                        indices,
+                        entry.getKey().subpartition(),
+                        job,
+                        secret);
             }
         }
         gate.started();
@@ -123,6 +160,9 @@ public final class TransportClient implements AutoCloseable {
         }
         return gate;
     }
+
+    /** The streams of a gate: one per server and subpartition read there. */
+    private record StreamKey(InetSocketAddress server, int subpartition) {}
 
     /** What the client did so far. */
     public Stats stats() {

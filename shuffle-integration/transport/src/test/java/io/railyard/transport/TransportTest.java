@@ -63,6 +63,41 @@ class TransportTest {
     }
 
     /**
+     * One gate whose channels read different subpartitions, of one partition and of others: what a
+     * Flink consumer of a range of subpartitions opens. One stream per subpartition.
+     */
+    @Test
+    void aGateOfSeveralSubpartitions_readsEachAsItsChannel() throws Exception {
+        try (TwoWorkers rig = new TwoWorkers(dir)) {
+            rig.write(PartitionKind.SORT, 0, 4, 300);
+            rig.write(PartitionKind.SORT, 1, 4, 300);
+            List<PartitionId> ids =
+                    List.of(
+                            new PartitionId(0, 0),
+                            new PartitionId(0, 0),
+                            new PartitionId(1, 0),
+                            new PartitionId(1, 0));
+            int[] subpartitions = {1, 2, 2, 3};
+            List<java.net.InetSocketAddress> servers =
+                    java.util.Collections.nCopies(4, rig.server.address());
+            try (InputGate gate =
+                    rig.client.openGate(
+                            "ranges", servers, ids, subpartitions, TwoWorkers.JOB, rig.secret)) {
+                List<List<byte[]>> read = TwoWorkers.drain(gate);
+                for (int c = 0; c < 4; c++) {
+                    assertThat(read.get(c))
+                            .as("channel %s", c)
+                            .containsExactlyElementsOf(
+                                    TwoWorkers.records(
+                                            ids.get(c).partition(), subpartitions[c], 300));
+                }
+            }
+            assertThat(rig.server.stats().streams()).as("a stream per subpartition").isEqualTo(3);
+            assertThat(rig.readerPages()).as("reader pages after the gate closed").isZero();
+        }
+    }
+
+    /**
      * An address of no interface of this host (TEST-NET-3): the bind fails, and the server's event
      * loop and opener threads go with it — the leak detector fails the test otherwise (Netty
      * rethrows the bind's checked {@code BindException} unchecked, past a catch of runtime

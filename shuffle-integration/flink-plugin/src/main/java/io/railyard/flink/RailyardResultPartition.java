@@ -1,0 +1,255 @@
+package io.railyard.flink;
+
+import io.railyard.shuffle.partition.ResultPartition;
+import io.railyard.shuffle.partition.ShuffleWorker;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.event.AbstractEvent;
+import org.apache.flink.runtime.io.network.api.EndOfData;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.StopMode;
+import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
+import org.apache.flink.runtime.io.network.metrics.ResultPartitionBytesCounter;
+import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Flink result partition written by Railyard: what a Flink task's record writer writes to. Each
+ * serialized record becomes one Railyard record ({@link FlinkRecords}); events are broadcast as
+ * event records, and {@link #finish()} ends every subpartition with Flink's end-of-partition event
+ * before Railyard's writer finishes. A BLOCKING partition becomes readable when it finishes; a
+ * hybrid one as soon as {@link #setup()} created it. Either is registered with the TaskManager's
+ * environment, which serves it over Railyard's transport and releases it when Flink says.
+ *
+ * <p>Memory: Railyard's writer pledges its pages in the TaskManager's one pool at {@link #setup()}
+ * ({@link io.railyard.shuffle.partition.ShuffleMemory#writerPages}); a task the pool cannot pledge
+ * them to fails there, and Flink restarts it.
+ *
+ * <p>Not thread-safe, as Flink's writers: owned by the task's thread, except {@link #release} and
+ * {@link #close()}, which Flink may call from other threads once the task ended.
+ */
+final class RailyardResultPartition implements ResultPartitionWriter {
+    private final String owner;
+    private final RailyardShuffleDescriptor descriptor;
+    private final int numSubpartitions;
+    private final int numTargetKeyGroups;
+    private final ShuffleWorker shuffle;
+    private final RailyardShuffleEnvironment environment;
+
+    private io.railyard.shuffle.partition.@Nullable ResultPartitionWriter writer;
+    private Counter bytesOut = new SimpleCounter();
+    private Counter buffersOut = new SimpleCounter();
+    private final ResultPartitionBytesCounter subpartitionBytes;
+    private boolean endOfDataNotified;
+    private volatile boolean finished;
+    private volatile boolean released;
+
+    RailyardResultPartition(
+            String owner,
+            RailyardShuffleDescriptor descriptor,
+            int numSubpartitions,
+            int numTargetKeyGroups,
+            ShuffleWorker shuffle,
+            RailyardShuffleEnvironment environment) {
+        this.owner = owner;
+        this.descriptor = descriptor;
+        this.numSubpartitions = numSubpartitions;
+        this.numTargetKeyGroups = numTargetKeyGroups;
+        this.shuffle = shuffle;
+        this.environment = environment;
+        this.subpartitionBytes = new ResultPartitionBytesCounter(numSubpartitions);
+    }
+
+    /**
+     * Creates Railyard's writer (pledging its pages and creating its file); a hybrid partition is
+     * readable from now on.
+     */
+    @Override
+    public void setup() throws IOException {
+        if (writer != null) {
+            throw new IllegalStateException(this + " is set up already");
+        }
+        io.railyard.shuffle.partition.ResultPartitionWriter created =
+                shuffle.createPartition(
+                        descriptor.railyardId(), numSubpartitions, descriptor.kind());
+        writer = created;
+        ResultPartition readable = created.readablePartition().orElse(null);
+        if (readable != null) {
+            environment.hold(descriptor, readable);
+        }
+    }
+
+    private io.railyard.shuffle.partition.ResultPartitionWriter writer() {
+        io.railyard.shuffle.partition.ResultPartitionWriter current = writer;
+        if (current == null) {
+            throw new IllegalStateException(this + " is not set up");
+        }
+        return current;
+    }
+
+    @Override
+    public ResultPartitionID getPartitionId() {
+        return descriptor.getResultPartitionID();
+    }
+
+    @Override
+    public int getNumberOfSubpartitions() {
+        return numSubpartitions;
+    }
+
+    @Override
+    public int getNumTargetKeyGroups() {
+        return numTargetKeyGroups;
+    }
+
+    /** Railyard's writers take no overdraft: their pages are pledged up front. */
+    @Override
+    public void setMaxOverdraftBuffersPerGate(int maxOverdraftBuffersPerGate) {}
+
+    @Override
+    public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
+        bytesOut.inc(record.remaining());
+        subpartitionBytes.inc(targetSubpartition, record.remaining());
+        writer().emit(record, targetSubpartition);
+    }
+
+    @Override
+    public void broadcastRecord(ByteBuffer record) throws IOException {
+        bytesOut.inc((long) record.remaining() * numSubpartitions);
+        subpartitionBytes.incAll(record.remaining());
+        writer().broadcast(record);
+    }
+
+    @Override
+    public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
+        writer().broadcast(FlinkRecords.event(event));
+    }
+
+    /** Checkpoints are not served: Railyard's partitions are batch partitions. */
+    @Override
+    public void alignedBarrierTimeout(long checkpointId) {}
+
+    /** Checkpoints are not served: Railyard's partitions are batch partitions. */
+    @Override
+    public void abortCheckpoint(long checkpointId, CheckpointException cause) {}
+
+    @Override
+    public void notifyEndOfData(StopMode mode) throws IOException {
+        if (!endOfDataNotified) {
+            endOfDataNotified = true;
+            broadcastEvent(new EndOfData(mode), false);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> getAllDataProcessedFuture() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Feeds the task's output counters and registers the bytes per subpartition, which Flink's
+     * adaptive batch scheduler reads to size the consumers.
+     */
+    @Override
+    public void setMetricGroup(TaskIOMetricGroup metrics) {
+        this.bytesOut = metrics.getNumBytesOutCounter();
+        this.buffersOut = metrics.getNumBuffersOutCounter();
+        metrics.registerResultPartitionBytesCounter(
+                getPartitionId().getPartitionId(), subpartitionBytes);
+    }
+
+    /** Flink's own network stack never reads a Railyard partition. */
+    @Override
+    public ResultSubpartitionView createSubpartitionView(
+            ResultSubpartitionIndexSet indexSet, BufferAvailabilityListener listener) {
+        throw new UnsupportedOperationException(
+                "partition "
+                        + getPartitionId()
+                        + " is served by Railyard's transport, not Flink's");
+    }
+
+    /** Railyard hands pages to readers as they fill (hybrid) or at the end (blocking). */
+    @Override
+    public void flushAll() {}
+
+    @Override
+    public void flush(int subpartitionIndex) {}
+
+    /** Nothing to wait for: Railyard's writer waits inside a write when it must. */
+    @Override
+    public CompletableFuture<?> getAvailableFuture() {
+        return AVAILABLE;
+    }
+
+    @Override
+    public void fail(@Nullable Throwable cause) {
+        release(cause);
+    }
+
+    /**
+     * Ends every subpartition with Flink's end-of-partition event, finishes Railyard's writer and,
+     * for a blocking partition, makes it readable.
+     */
+    @Override
+    public void finish() throws IOException {
+        broadcastEvent(EndOfPartitionEvent.INSTANCE, false);
+        io.railyard.shuffle.partition.ResultPartitionWriter current = writer();
+        ResultPartition done = current.finish();
+        buffersOut.inc(numSubpartitions);
+        if (current.readablePartition().isEmpty()) {
+            environment.hold(descriptor, done);
+        }
+        finished = true;
+    }
+
+    @Override
+    public boolean isFinished() {
+        return finished;
+    }
+
+    /**
+     * Abandons an unfinished partition (its files go, its pages come back) and releases a finished
+     * or readable one: its readers fail with Flink's {@code PartitionNotFoundException}.
+     */
+    @Override
+    public void release(@Nullable Throwable cause) {
+        if (released) {
+            return;
+        }
+        released = true;
+        io.railyard.shuffle.partition.ResultPartitionWriter current = writer;
+        if (current != null) {
+            current.close();
+        }
+        environment.releaseLocally(getPartitionId());
+    }
+
+    @Override
+    public boolean isReleased() {
+        return released;
+    }
+
+    /**
+     * Returns an unfinished partition's resources (a failed or cancelled task); a finished one
+     * stays until Flink releases it.
+     */
+    @Override
+    public void close() {
+        if (!finished) {
+            release(null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RailyardResultPartition{" + owner + ", " + descriptor + "}";
+    }
+}
