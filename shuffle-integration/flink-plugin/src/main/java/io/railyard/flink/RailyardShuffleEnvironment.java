@@ -73,6 +73,7 @@ public final class RailyardShuffleEnvironment
     private final Map<ResultPartitionID, RailyardShuffleDescriptor> held =
             new ConcurrentHashMap<>();
 
+    private volatile boolean closed;
     private volatile @Nullable WorkerTransport transport;
     private volatile @Nullable ShuffleEnvironment<?, ?> netty;
 
@@ -418,6 +419,11 @@ public final class RailyardShuffleEnvironment
         return shuffle;
     }
 
+    /** Whether {@link #close()} was called (its TaskManager stopped). */
+    boolean isClosed() {
+        return closed;
+    }
+
     /** The directory of this TaskManager's partition files. */
     Path directory() {
         return directory;
@@ -439,6 +445,7 @@ public final class RailyardShuffleEnvironment
      */
     @Override
     public void close() throws Exception {
+        closed = true;
         releasePartitionsLocally(new ArrayList<>(held.keySet()));
         for (PartitionRegistry registry : jobs.values()) {
             registry.releaseAll();
