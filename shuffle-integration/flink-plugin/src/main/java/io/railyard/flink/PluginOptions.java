@@ -20,9 +20,9 @@ import org.jspecify.annotations.Nullable;
  *   <caption>Keys</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>{@value #FALLBACK_KEY}</td><td>{@code pipelined}</td><td>what goes to Flink's own
- *       (Netty) shuffle: {@code pipelined} (PIPELINED and PIPELINED_BOUNDED partitions, which
- *       streaming jobs use), {@code all} (every partition: Railyard serves nothing), {@code none}
- *       (nothing: a partition Railyard cannot serve fails its registration)</td></tr>
+ *       (Netty) shuffle: {@code pipelined} (what Railyard does not serve: PIPELINED and
+ *       PIPELINED_BOUNDED partitions, which streaming jobs use, and BLOCKING_PERSISTENT ones) or
+ *       {@code all} (every partition: Railyard serves nothing, logged per job)</td></tr>
  *   <tr><td>{@value #BLOCKING_KEY}</td><td>{@code sort}</td><td>how BLOCKING partitions are
  *       written: {@code sort} (one file, memory independent of the parallelism) or {@code hash}
  *       (a file and a page per subpartition)</td></tr>
@@ -62,9 +62,7 @@ public record PluginOptions(
         /** PIPELINED and PIPELINED_BOUNDED partitions (streaming jobs). */
         PIPELINED,
         /** Every partition. */
-        ALL,
-        /** None: a partition Railyard cannot serve fails. */
-        NONE
+        ALL
     }
 
     /**

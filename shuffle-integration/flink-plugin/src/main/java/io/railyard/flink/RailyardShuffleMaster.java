@@ -92,16 +92,6 @@ public final class RailyardShuffleMaster implements ShuffleMaster<ShuffleDescrip
             JobID job, PartitionDescriptor partition, ProducerDescriptor producer) {
         ResultPartitionType type = partition.getPartitionType();
         if (!options.serves(type)) {
-            if (options.fallback() == PluginOptions.Fallback.NONE) {
-                return CompletableFuture.failedFuture(
-                        new IllegalArgumentException(
-                                "Railyard's shuffle does not serve "
-                                        + type
-                                        + " partitions and "
-                                        + PluginOptions.FALLBACK_KEY
-                                        + " is none: set it to pipelined to let Flink's shuffle"
-                                        + " serve them"));
-            }
             LOG.fine(() -> "job " + job + ": " + type + " partition goes to Flink's shuffle");
             return netty.registerPartitionWithProducer(job, partition, nettyProducer(producer))
                     .thenApply(descriptor -> descriptor);

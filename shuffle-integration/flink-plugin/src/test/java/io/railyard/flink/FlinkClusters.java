@@ -53,7 +53,17 @@ final class FlinkClusters {
                                 .setNumSlotsPerTaskManager(slots)
                                 .withRandomPorts()
                                 .build());
-        cluster.start();
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            // A cluster that failed to start still runs what it started: stop it, then fail.
+            try {
+                cluster.closeAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
         return cluster;
     }
 
