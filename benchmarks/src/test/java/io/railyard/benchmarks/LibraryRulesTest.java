@@ -23,10 +23,10 @@ import org.junit.jupiter.api.Test;
  * Rules over every Railyard module, checked on the compiled classes this module sees (all of them,
  * main and test): no memory-mapped file anywhere (reliability, "promises beyond Flink": a full disk
  * under a mapped write crashes the JVM with SIGBUS, and a mapped read of a truncated file does
- * too); Apache Flink only in {@code io.railyard.benchmarks.flink}; the library's root packages
- * depend only downwards, as its modules do, and the shuffle layer on topology-model alone
- * (ARCHITECTURE.md, "Modules"); the scheduler (strategy and failover) is composed in one place,
- * {@link JobScheduler}.
+ * too); Apache Flink only in {@code io.railyard.benchmarks.flink} and the plugin ({@code
+ * io.railyard.flink}); the library's root packages depend only downwards, as its modules do, and
+ * the shuffle layer on topology-model alone (ARCHITECTURE.md, "Modules"); the scheduler (strategy
+ * and failover) is composed in one place, {@link JobScheduler}.
  */
 class LibraryRulesTest {
     private static JavaClasses all;
@@ -59,16 +59,16 @@ class LibraryRulesTest {
     }
 
     @Test
-    void flink_isImportedOnlyByTheBenchmarksFlinkPackage() {
+    void flink_isImportedOnlyByTheBenchmarksFlinkPackage_andThePlugin() {
         noClasses()
                 .that()
-                .resideOutsideOfPackage("io.railyard.benchmarks.flink..")
+                .resideOutsideOfPackages("io.railyard.benchmarks.flink..", "io.railyard.flink..")
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("org.apache.flink..")
                 .because(
-                        "Flink is a measuring stick for benchmarks and parity tests, never the"
-                                + " library's dependency")
+                        "Flink is a measuring stick for benchmarks and parity tests, and the"
+                                + " host of the plugin, never the library's dependency")
                 .check(all);
     }
 
@@ -78,6 +78,8 @@ class LibraryRulesTest {
                 .consideringOnlyDependenciesInAnyPackage("io.railyard..")
                 .layer("benchmarks")
                 .definedBy("io.railyard.benchmarks..")
+                .layer("flink")
+                .definedBy("io.railyard.flink..")
                 .layer("local")
                 .definedBy("io.railyard.local..")
                 .layer("simulation")
@@ -102,6 +104,8 @@ class LibraryRulesTest {
                 .definedBy("io.railyard.topology..")
                 .whereLayer("benchmarks")
                 .mayNotBeAccessedByAnyLayer()
+                .whereLayer("flink")
+                .mayOnlyBeAccessedByLayers("benchmarks")
                 .whereLayer("local")
                 .mayOnlyBeAccessedByLayers("benchmarks")
                 .whereLayer("simulation")
@@ -109,16 +113,16 @@ class LibraryRulesTest {
                 .whereLayer("jobmaster")
                 .mayOnlyBeAccessedByLayers("local", "simulation", "benchmarks")
                 .whereLayer("transport")
-                .mayOnlyBeAccessedByLayers("local", "benchmarks")
+                .mayOnlyBeAccessedByLayers("flink", "local", "benchmarks")
                 .whereLayer("worker")
-                .mayOnlyBeAccessedByLayers("transport", "local", "benchmarks")
+                .mayOnlyBeAccessedByLayers("transport", "flink", "local", "benchmarks")
                 .whereLayer("shuffle")
-                .mayOnlyBeAccessedByLayers("worker", "transport", "local", "benchmarks")
+                .mayOnlyBeAccessedByLayers("worker", "transport", "flink", "local", "benchmarks")
                 .whereLayer("failover")
                 .mayOnlyBeAccessedByLayers("jobmaster", "local", "simulation", "benchmarks")
                 .whereLayer("deployment")
                 .mayOnlyBeAccessedByLayers(
-                        "worker", "transport", "jobmaster", "local", "benchmarks")
+                        "worker", "transport", "flink", "jobmaster", "local", "benchmarks")
                 .whereLayer("regions")
                 .mayOnlyBeAccessedByLayers(
                         "failover", "jobmaster", "local", "simulation", "benchmarks")

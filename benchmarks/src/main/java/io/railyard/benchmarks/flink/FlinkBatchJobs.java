@@ -92,15 +92,51 @@ public final class FlinkBatchJobs implements AutoCloseable {
     public static FlinkBatchJobs start(
             Path parent, ShuffleOptions.Compression compression, Exchange exchange)
             throws Exception {
+        return start(parent, compression, exchange, new Configuration());
+    }
+
+    /**
+     * Starts a MiniCluster as {@link #start(Path, ShuffleOptions.Compression, Exchange)} does, with
+     * {@code extra} set over {@link #configuration} (another shuffle service, say).
+     *
+     * @throws Exception if the directory cannot be made or the cluster does not start (then
+     *     everything started is stopped again)
+     */
+    public static FlinkBatchJobs start(
+            Path parent,
+            ShuffleOptions.Compression compression,
+            Exchange exchange,
+            Configuration extra)
+            throws Exception {
+        return start(parent, compression, exchange, extra, LongJobs.SLOTS);
+    }
+
+    /**
+     * Starts a MiniCluster as {@link #start(Path, ShuffleOptions.Compression, Exchange,
+     * Configuration)} does, of one TaskManager with {@code slots} slots.
+     *
+     * @throws Exception if the directory cannot be made or the cluster does not start (then
+     *     everything started is stopped again)
+     */
+    public static FlinkBatchJobs start(
+            Path parent,
+            ShuffleOptions.Compression compression,
+            Exchange exchange,
+            Configuration extra,
+            int slots)
+            throws Exception {
         ShuffleDirectory directory =
                 ShuffleDirectory.create(parent, "railyard-flink-minicluster-").deleteOnExit();
         MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
                                 .setNumTaskManagers(1)
-                                .setNumSlotsPerTaskManager(LongJobs.SLOTS)
+                                .setNumSlotsPerTaskManager(slots)
                                 .setConfiguration(
-                                        configuration(directory.path(), compression, exchange))
+                                        with(
+                                                configuration(
+                                                        directory.path(), compression, exchange),
+                                                extra))
                                 .build());
         try {
             cluster.start();
@@ -114,6 +150,11 @@ public final class FlinkBatchJobs implements AutoCloseable {
             throw e;
         }
         return new FlinkBatchJobs(cluster, directory, exchange);
+    }
+
+    private static Configuration with(Configuration config, Configuration extra) {
+        config.addAll(extra);
+        return config;
     }
 
     /** The configuration of a cluster for the jobs of {@code exchange}, files under {@code tmp}. */
@@ -184,11 +225,22 @@ public final class FlinkBatchJobs implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code recordsPerSubtask} is negative
      */
-    @SuppressWarnings("deprecation") // addSource: the legacy source API flink-benchmarks uses
     public static JobGraph jobGraph(Shape shape, Exchange exchange, long recordsPerSubtask) {
+        return jobGraph(shape, exchange, recordsPerSubtask, LongJobs.PARALLELISM);
+    }
+
+    /**
+     * The job of {@link #jobGraph(Shape, Exchange, long)} with {@code parallelism} subtasks per
+     * vertex (a keyed all-to-all exchange of parallelism × parallelism connections).
+     *
+     * @throws IllegalArgumentException if {@code recordsPerSubtask} is negative
+     */
+    @SuppressWarnings("deprecation") // addSource: the legacy source API flink-benchmarks uses
+    public static JobGraph jobGraph(
+            Shape shape, Exchange exchange, long recordsPerSubtask, int parallelism) {
         LongJobs.of(recordsPerSubtask); // checks the count
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(new Configuration());
-        env.setParallelism(LongJobs.PARALLELISM);
+        env.setParallelism(parallelism);
         env.disableOperatorChaining();
         env.setBufferTimeout(-1);
         env.getConfig().enableObjectReuse();
@@ -222,6 +274,18 @@ public final class FlinkBatchJobs implements AutoCloseable {
     public Tally run(Shape shape, long recordsPerSubtask)
             throws JobExecutionException, InterruptedException {
         return run(jobGraph(shape, exchange, recordsPerSubtask));
+    }
+
+    /**
+     * Runs a new job as {@link #run(Shape, long)} does with {@code parallelism} subtasks per
+     * vertex.
+     *
+     * @throws JobExecutionException if the job failed (Flink's cause attached)
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Tally run(Shape shape, long recordsPerSubtask, int parallelism)
+            throws JobExecutionException, InterruptedException {
+        return run(jobGraph(shape, exchange, recordsPerSubtask, parallelism));
     }
 
     /**

@@ -152,12 +152,26 @@ public final class LongJobs implements TaskCode.Factory {
      * @throws IllegalArgumentException if {@code recordsPerSubtask} is negative
      */
     public static Tally expected(long recordsPerSubtask) {
+        return expected(recordsPerSubtask, PARALLELISM);
+    }
+
+    /**
+     * What the sinks must receive together when {@code parallelism} source subtasks each emit
+     * {@code 0 .. n-1}. O(n).
+     *
+     * @throws IllegalArgumentException if {@code recordsPerSubtask} is negative or {@code
+     *     parallelism} below 1
+     */
+    public static Tally expected(long recordsPerSubtask, int parallelism) {
         checkRecords(recordsPerSubtask);
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be >= 1, was " + parallelism);
+        }
         long sum = 0;
         for (long v = 0; v < recordsPerSubtask; v++) {
             sum += hash(v);
         }
-        return new Tally(PARALLELISM * recordsPerSubtask, PARALLELISM * sum);
+        return new Tally(parallelism * recordsPerSubtask, parallelism * sum);
     }
 
     /**

@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Function;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.core.memory.MemorySegmentProvider;
@@ -75,7 +74,7 @@ final class RailyardInputGate extends IndexedInputGate {
     private final int[] endOfPartitions;
     private final int[] endOfDatas;
     private final int pageSize;
-    private final Function<RailyardInputGate, InputGate> opener;
+    private final Opener opener;
     private final List<InputChannelInfo> channelInfos;
     private final boolean[] ended;
     private final RecordDecoder decoder;
@@ -100,7 +99,7 @@ final class RailyardInputGate extends IndexedInputGate {
             int[] firstSubpartition,
             int[] lastSubpartition,
             int pageSize,
-            Function<RailyardInputGate, InputGate> opener) {
+            Opener opener) {
         this.owner = owner;
         this.gateIndex = gateIndex;
         this.dataset = dataset;
@@ -162,15 +161,24 @@ final class RailyardInputGate extends IndexedInputGate {
     @Override
     public void setup() {}
 
-    /** Opens the Railyard gate (it starts reading at once). Idempotent. */
+    /** Opens a gate's Railyard gate. */
+    @FunctionalInterface
+    interface Opener {
+        InputGate open(RailyardInputGate gate) throws IOException;
+    }
+
+    /**
+     * Opens the Railyard gate (it starts reading at once; it may wait for memory first).
+     * Idempotent.
+     */
     @Override
-    public void requestPartitions() {
+    public void requestPartitions() throws IOException {
         if (gate == null) {
-            gate = opener.apply(this);
+            gate = opener.open(this);
         }
     }
 
-    private InputGate gate() {
+    private InputGate gate() throws IOException {
         requestPartitions();
         InputGate opened = gate;
         if (opened == null) {
@@ -332,7 +340,9 @@ final class RailyardInputGate extends IndexedInputGate {
         if (!ready.isEmpty() || endedChannels == ended.length) {
             return AVAILABLE;
         }
-        return gate().availability();
+        InputGate opened = gate;
+        // Not requested yet: available, so that the task polls, which opens it.
+        return opened == null ? AVAILABLE : opened.availability();
     }
 
     @Override

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Memory: Railyard's writer pledges its pages in the TaskManager's one pool at {@link #setup()}
  * ({@link io.railyard.shuffle.partition.ShuffleMemory#writerPages}); a task the pool cannot pledge
- * them to fails there, and Flink restarts it.
+ * them to waits there for memory to come back ({@link MemoryWait}).
  *
  * <p>Not thread-safe, as Flink's writers: owned by the task's thread, except {@link #release} and
  * {@link #close()}, which Flink may call from other threads once the task ended.
@@ -69,7 +69,8 @@ final class RailyardResultPartition implements ResultPartitionWriter {
     }
 
     /**
-     * Creates Railyard's writer (pledging its pages and creating its file); a hybrid partition is
+     * Creates Railyard's writer (pledging its pages and creating its file), waiting for memory to
+     * come back if the pool cannot pledge them now ({@link MemoryWait}); a hybrid partition is
      * readable from now on.
      */
     @Override
@@ -78,8 +79,13 @@ final class RailyardResultPartition implements ResultPartitionWriter {
             throw new IllegalStateException(this + " is set up already");
         }
         io.railyard.shuffle.partition.ResultPartitionWriter created =
-                shuffle.createPartition(
-                        descriptor.railyardId(), numSubpartitions, descriptor.kind());
+                MemoryWait.create(
+                        shuffle.bufferPool(),
+                        () ->
+                                shuffle.createPartition(
+                                        descriptor.railyardId(),
+                                        numSubpartitions,
+                                        descriptor.kind()));
         writer = created;
         ResultPartition readable = created.readablePartition().orElse(null);
         if (readable != null) {

@@ -290,9 +290,10 @@ public final class RailyardShuffleEnvironment
 
     /**
      * Opens the Railyard gate of {@code gate}: one gate (one guarantee of pages) reading every
-     * subpartition of every partition it reads, each as a channel, over the transport.
+     * subpartition of every partition it reads, each as a channel, over the transport; waits for
+     * memory to come back if the pool cannot pledge its pages now ({@link MemoryWait}).
      */
-    private InputGate open(RailyardInputGate gate) {
+    private InputGate open(RailyardInputGate gate) throws IOException {
         List<RailyardShuffleDescriptor> streams = gate.streams();
         List<InetSocketAddress> servers = new ArrayList<>(streams.size());
         List<io.railyard.topology.PartitionId> ids = new ArrayList<>(streams.size());
@@ -301,15 +302,18 @@ public final class RailyardShuffleEnvironment
             ids.add(partition.railyardId());
         }
         RailyardShuffleDescriptor first = streams.get(0);
-        return transport()
-                .client()
-                .openGate(
-                        gate.name(),
-                        servers,
-                        ids,
-                        gate.subpartitions(),
-                        first.job(),
-                        first.secret());
+        return MemoryWait.create(
+                shuffle.bufferPool(),
+                () ->
+                        transport()
+                                .client()
+                                .openGate(
+                                        gate.name(),
+                                        servers,
+                                        ids,
+                                        gate.subpartitions(),
+                                        first.job(),
+                                        first.secret()));
     }
 
     private static void checkNotMixed(
