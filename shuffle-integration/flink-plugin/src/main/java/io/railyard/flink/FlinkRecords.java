@@ -8,10 +8,12 @@ import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 
 /**
  * How Flink's bytes ride in Railyard's records. A Flink data record arrives serialized with its
- * 4-byte length first, which is never negative: it is one Railyard record, as is. An event (end of
- * data, end of partition, …) is one Railyard record of {@link #EVENT_MARK} followed by Flink's
+ * 4-byte length first, which is never negative; a Railyard data record is one or more whole Flink
+ * records, back to back (a writer's chunk), so it starts with a length too. An event (end of data,
+ * end of partition, …) is one Railyard record of {@link #EVENT_MARK} followed by Flink's
  * serialization of it. So a subpartition's Railyard records are Flink's records and events in the
- * order the task wrote them, and no data record is copied to be written.
+ * order the task wrote them, and a reader copies a data record's bytes into Flink buffers as they
+ * are.
  *
  * <p>Stateless; thread-safe.
  */

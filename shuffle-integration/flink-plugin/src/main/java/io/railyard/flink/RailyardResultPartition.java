@@ -22,12 +22,15 @@ import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A Flink result partition written by Railyard: what a Flink task's record writer writes to. Each
- * serialized record becomes one Railyard record ({@link FlinkRecords}); events are broadcast as
- * event records, and {@link #finish()} ends every subpartition with Flink's end-of-partition event
- * before Railyard's writer finishes. A BLOCKING partition becomes readable when it finishes; a
- * hybrid one as soon as {@link #setup()} created it. Either is registered with the TaskManager's
- * environment, which serves it over Railyard's transport and releases it when Flink says.
+ * A Flink result partition written by Railyard: what a Flink task's record writer writes to.
+ * Serialized records are staged per subpartition in a small heap chunk ({@link #chunkBytes}), and
+ * each chunk of whole records becomes one Railyard record ({@link FlinkRecords}): Railyard's
+ * per-record work is paid per chunk, not per record of a few bytes. Events flush the chunks and are
+ * broadcast as event records, and {@link #finish()} ends every subpartition with Flink's
+ * end-of-partition event before Railyard's writer finishes. A BLOCKING partition becomes readable
+ * when it finishes; a hybrid one as soon as {@link #setup()} created it. Either is registered with
+ * the TaskManager's environment, which serves it over Railyard's transport and releases it when
+ * Flink says.
  *
  * <p>Memory: Railyard's writer pledges its pages in the TaskManager's one pool at {@link #setup()}
  * ({@link io.railyard.shuffle.partition.ShuffleMemory#writerPages}); a task the pool cannot pledge
@@ -37,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #close()}, which Flink may call from other threads once the task ended.
  */
 final class RailyardResultPartition implements ResultPartitionWriter {
+    /** The heap a writer's chunks take at most, from 64 subpartitions on (then 256 B each). */
+    static final int CHUNKS_BYTES = 256 << 10;
+
     private final String owner;
     private final RailyardShuffleDescriptor descriptor;
     private final int numSubpartitions;
@@ -48,6 +54,8 @@ final class RailyardResultPartition implements ResultPartitionWriter {
     private Counter bytesOut = new SimpleCounter();
     private Counter buffersOut = new SimpleCounter();
     private final ResultPartitionBytesCounter subpartitionBytes;
+    private final int chunkBytes;
+    private final @Nullable ByteBuffer[] chunks;
     private boolean endOfDataNotified;
     private volatile boolean finished;
     private volatile boolean released;
@@ -66,6 +74,16 @@ final class RailyardResultPartition implements ResultPartitionWriter {
         this.shuffle = shuffle;
         this.environment = environment;
         this.subpartitionBytes = new ResultPartitionBytesCounter(numSubpartitions);
+        this.chunkBytes = chunkBytes(numSubpartitions);
+        this.chunks = new ByteBuffer[numSubpartitions];
+    }
+
+    /**
+     * The bytes of a subpartition's chunk: 4 KiB, less from 64 subpartitions on so that a writer's
+     * chunks stay within {@value #CHUNKS_BYTES} bytes, and at least 256.
+     */
+    static int chunkBytes(int numSubpartitions) {
+        return Math.max(256, Math.min(4096, CHUNKS_BYTES / Math.max(1, numSubpartitions)));
     }
 
     /**
@@ -120,22 +138,60 @@ final class RailyardResultPartition implements ResultPartitionWriter {
     @Override
     public void setMaxOverdraftBuffersPerGate(int maxOverdraftBuffersPerGate) {}
 
+    /**
+     * Stages the record in its subpartition's chunk; a full chunk goes to Railyard's writer as one
+     * record (a record as large as a chunk goes alone, after the chunk before it).
+     */
     @Override
     public void emitRecord(ByteBuffer record, int targetSubpartition) throws IOException {
-        bytesOut.inc(record.remaining());
-        subpartitionBytes.inc(targetSubpartition, record.remaining());
-        writer().emit(record, targetSubpartition);
+        int bytes = record.remaining();
+        bytesOut.inc(bytes);
+        subpartitionBytes.inc(targetSubpartition, bytes);
+        ByteBuffer chunk = chunks[targetSubpartition];
+        if (chunk == null) {
+            chunk = ByteBuffer.allocate(chunkBytes);
+            chunks[targetSubpartition] = chunk;
+        }
+        if (bytes > chunk.remaining()) {
+            flush(targetSubpartition, chunk);
+            if (bytes >= chunkBytes) {
+                writer().emit(record, targetSubpartition);
+                return;
+            }
+        }
+        chunk.put(record);
+    }
+
+    /** Writes what {@code chunk} staged for {@code subpartition} as one Railyard record. */
+    private void flush(int subpartition, ByteBuffer chunk) throws IOException {
+        if (chunk.position() > 0) {
+            chunk.flip();
+            writer().emit(chunk, subpartition);
+            chunk.clear();
+        }
+    }
+
+    /** Writes every staged chunk: what follows goes to every subpartition after them. */
+    private void flushChunks() throws IOException {
+        for (int s = 0; s < chunks.length; s++) {
+            ByteBuffer chunk = chunks[s];
+            if (chunk != null) {
+                flush(s, chunk);
+            }
+        }
     }
 
     @Override
     public void broadcastRecord(ByteBuffer record) throws IOException {
         bytesOut.inc((long) record.remaining() * numSubpartitions);
         subpartitionBytes.incAll(record.remaining());
+        flushChunks();
         writer().broadcast(record);
     }
 
     @Override
     public void broadcastEvent(AbstractEvent event, boolean isPriorityEvent) throws IOException {
+        flushChunks();
         writer().broadcast(FlinkRecords.event(event));
     }
 

@@ -111,7 +111,10 @@ final class FlinkClusters {
             throws InterruptedException, IOException {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         for (RailyardShuffleEnvironment environment : environments) {
-            while ((environment.heldPartitions() > 0 || busyOwners(environment) > 0)
+            // A released hybrid partition's files go on the IO thread, a moment later.
+            while ((environment.heldPartitions() > 0
+                            || busyOwners(environment) > 0
+                            || fileCount(environment) > 0)
                     && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
@@ -123,6 +126,12 @@ final class FlinkClusters {
             try (Stream<Path> files = Files.list(environment.directory())) {
                 assertThat(files).as("files after the job").isEmpty();
             }
+        }
+    }
+
+    private static long fileCount(RailyardShuffleEnvironment environment) throws IOException {
+        try (Stream<Path> files = Files.list(environment.directory())) {
+            return files.count();
         }
     }
 

@@ -34,6 +34,7 @@ class FlinkJobsOnRailyardTest {
     private static final long RECORDS = 200_000;
     private static final int WORDS = 97;
     private static final int KEYS = 1_024;
+    private static final long SIZED = 4_000;
 
     private static MiniCluster cluster;
 
@@ -114,6 +115,68 @@ class FlinkJobsOnRailyardTest {
         run(env);
 
         assertEveryRecordOnce(FlinkClusters.output("records"));
+    }
+
+    /**
+     * Records of 12 bytes to 100 KiB, mixed: smaller than a writer's chunk, larger than a chunk,
+     * larger than a page (spanning Flink buffers), in every subpartition.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = BatchShuffleMode.class,
+            names = {
+                "ALL_EXCHANGES_BLOCKING",
+                "ALL_EXCHANGES_HYBRID_FULL",
+                "ALL_EXCHANGES_HYBRID_SELECTIVE"
+            })
+    void recordsOfEverySize(BatchShuffleMode mode) throws Exception {
+        StreamExecutionEnvironment env = environment(mode);
+        env.fromSequence(0, SIZED - 1)
+                .map(new Sized())
+                .keyBy(text -> text.length() % KEYS)
+                .map(text -> text)
+                .sinkTo(new FlinkClusters.KeepingSink<>("texts", new TextSplit()));
+        run(env);
+
+        Map<Object, Object> expected = new HashMap<>();
+        for (long i = 0; i < SIZED; i++) {
+            expected.put(text(i), 1L);
+        }
+        assertThat(FlinkClusters.output("texts")).isEqualTo(expected);
+    }
+
+    static String text(long i) {
+        int length = (int) (i % 7 == 0 ? (i * 7919) % (100 << 10) : (i * 31) % 300);
+        StringBuilder text = new StringBuilder(length + 20).append(i).append(':');
+        while (text.length() < length) {
+            text.append((char) ('a' + (text.length() + i) % 26));
+        }
+        return text.toString();
+    }
+
+    /** A number to its text of its own length. */
+    static final class Sized implements MapFunction<Long, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String map(Long i) {
+            return text(i);
+        }
+    }
+
+    /** Counts each text. */
+    static final class TextSplit implements FlinkClusters.KeepingSink.Split<String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Object key(String record) {
+            return record;
+        }
+
+        @Override
+        public Object value(String record) {
+            return 1L;
+        }
     }
 
     /** Orders joined with customers by key: each customer's order total and its count. */
