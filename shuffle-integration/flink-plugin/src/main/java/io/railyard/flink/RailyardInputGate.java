@@ -174,7 +174,11 @@ final class RailyardInputGate extends IndexedInputGate {
     @Override
     public void requestPartitions() throws IOException {
         if (gate == null) {
-            gate = opener.open(this);
+            try {
+                gate = opener.open(this);
+            } catch (PartitionLostException e) {
+                throw notFound(e);
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.transport.DataServer;
 import io.railyard.transport.TransportOptions;
 import io.railyard.transport.WorkerTransport;
+import io.railyard.worker.CompositeInputGate;
 import io.railyard.worker.PartitionRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -26,6 +28,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
 import org.apache.flink.runtime.deployment.ResultPartitionDeploymentDescriptor;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
@@ -47,9 +50,9 @@ import org.jspecify.annotations.Nullable;
  * from the TaskManager's network memory, one directory, one IO thread) and Railyard's transport
  * (its data server listens on the port {@link #start()} returns, the TaskManager's data port). It
  * writes the partitions of {@link RailyardShuffleDescriptor}s ({@link RailyardResultPartition}),
- * reads them over the transport ({@link RailyardInputGate}), holds them until Flink releases them,
- * and hands everything else to a Flink Netty shuffle environment of its own, which listens on the
- * data port + 1 and gets the network memory Railyard does not ({@link
+ * reads them ({@link RailyardInputGate}: its own directly, the others' over the transport), holds
+ * them until Flink releases them, and hands everything else to a Flink Netty shuffle environment of
+ * its own, which listens on the data port + 1 and gets the network memory Railyard does not ({@link
  * PluginOptions#MEMORY_FRACTION_KEY}).
  *
  * <p>A task's writers, or its gates, are all Railyard's or all Flink's: Flink numbers a task's
@@ -289,31 +292,146 @@ public final class RailyardShuffleEnvironment
     }
 
     /**
-     * Opens the Railyard gate of {@code gate}: one gate (one guarantee of pages) reading every
-     * subpartition of every partition it reads, each as a channel, over the transport; waits for
-     * memory to come back if the pool cannot pledge its pages now ({@link MemoryWait}).
+     * Opens the Railyard gate of {@code gate}. Partitions of this TaskManager are read directly
+     * through its shuffle layer (one part per subpartition read), the others over the transport
+     * (one part); the parts share the gate's guarantee of {@code shuffle.read.gate-pages} and form
+     * one gate ({@link CompositeInputGate}). Waits for memory to come back if the pool cannot
+     * pledge the pages now ({@link MemoryWait}), and for a local hybrid partition not created yet.
+     *
+     * @throws io.railyard.shuffle.PartitionLostException if a local partition was released, or none
+     *     was registered here for the registry's wait
+     * @throws java.io.InterruptedIOException if the task was cancelled meanwhile
      */
     private InputGate open(RailyardInputGate gate) throws IOException {
         List<RailyardShuffleDescriptor> streams = gate.streams();
-        List<InetSocketAddress> servers = new ArrayList<>(streams.size());
-        List<io.railyard.topology.PartitionId> ids = new ArrayList<>(streams.size());
-        for (RailyardShuffleDescriptor partition : streams) {
-            servers.add(partition.dataAddress());
-            ids.add(partition.railyardId());
+        int[] subpartitions = gate.subpartitions();
+        ResourceID here = context.getTaskExecutorResourceId();
+        List<Integer> remote = new ArrayList<>();
+        Map<Integer, List<Integer>> localBySubpartition = new TreeMap<>();
+        for (int c = 0; c < streams.size(); c++) {
+            if (streams.get(c).producerLocation().equals(here)) {
+                localBySubpartition
+                        .computeIfAbsent(subpartitions[c], s -> new ArrayList<>())
+                        .add(c);
+            } else {
+                remote.add(c);
+            }
         }
-        RailyardShuffleDescriptor first = streams.get(0);
+        List<ResultPartition> local = new ArrayList<>();
+        for (List<Integer> channels : localBySubpartition.values()) {
+            for (int c : channels) {
+                local.add(awaitLocal(streams.get(c)));
+            }
+        }
+        int parts = localBySubpartition.size() + (remote.isEmpty() ? 0 : 1);
+        int pages = Math.max(1, shuffle.options().gatePages() / Math.max(1, parts));
         return MemoryWait.create(
                 shuffle.bufferPool(),
                 () ->
+                        openParts(
+                                gate.name(),
+                                streams,
+                                subpartitions,
+                                remote,
+                                localBySubpartition,
+                                local,
+                                pages));
+    }
+
+    /** Opens every part (closing those opened if one cannot be) and composes them. */
+    private InputGate openParts(
+            String name,
+            List<RailyardShuffleDescriptor> streams,
+            int[] subpartitions,
+            List<Integer> remote,
+            Map<Integer, List<Integer>> localBySubpartition,
+            List<ResultPartition> local,
+            int pages) {
+        List<InputGate> opened = new ArrayList<>();
+        List<int[]> channels = new ArrayList<>();
+        try {
+            int next = 0;
+            for (Map.Entry<Integer, List<Integer>> entry : localBySubpartition.entrySet()) {
+                List<Integer> part = entry.getValue();
+                opened.add(
+                        shuffle.openGate(
+                                name + " (local " + entry.getKey() + ")",
+                                local.subList(next, next + part.size()),
+                                entry.getKey(),
+                                pages));
+                channels.add(part.stream().mapToInt(Integer::intValue).toArray());
+                next += part.size();
+            }
+            if (!remote.isEmpty()) {
+                List<InetSocketAddress> servers = new ArrayList<>(remote.size());
+                List<io.railyard.topology.PartitionId> ids = new ArrayList<>(remote.size());
+                int[] remoteSubpartitions = new int[remote.size()];
+                for (int k = 0; k < remote.size(); k++) {
+                    RailyardShuffleDescriptor partition = streams.get(remote.get(k));
+                    servers.add(partition.dataAddress());
+                    ids.add(partition.railyardId());
+                    remoteSubpartitions[k] = subpartitions[remote.get(k)];
+                }
+                RailyardShuffleDescriptor first = streams.get(remote.get(0));
+                opened.add(
                         transport()
                                 .client()
                                 .openGate(
-                                        gate.name(),
+                                        name,
                                         servers,
                                         ids,
-                                        gate.subpartitions(),
+                                        remoteSubpartitions,
                                         first.job(),
-                                        first.secret()));
+                                        first.secret(),
+                                        pages));
+                channels.add(remote.stream().mapToInt(Integer::intValue).toArray());
+            }
+        } catch (RuntimeException e) {
+            for (InputGate part : opened) {
+                part.close();
+            }
+            throw e;
+        }
+        if (opened.size() == 1 && isIdentity(channels.get(0))) {
+            return opened.get(0);
+        }
+        return new CompositeInputGate(
+                name,
+                opened.toArray(new InputGate[0]),
+                channels.toArray(new int[0][]),
+                streams.size());
+    }
+
+    private static boolean isIdentity(int[] channels) {
+        for (int i = 0; i < channels.length; i++) {
+            if (channels[i] != i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The partition {@code descriptor} names, held by this TaskManager: registered already (a
+     * finished blocking partition) or once its producer creates it (hybrid).
+     */
+    private ResultPartition awaitLocal(RailyardShuffleDescriptor descriptor) throws IOException {
+        PartitionRegistry registry =
+                jobs.computeIfAbsent(descriptor.job(), job -> serve(descriptor));
+        try {
+            return registry.await(
+                    descriptor.railyardId(),
+                    () -> {
+                        if (Thread.currentThread().isInterrupted()) {
+                            throw new java.util.concurrent.CancellationException(
+                                    "the reading task was cancelled");
+                        }
+                    });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException(
+                    "cancelled while waiting for partition " + descriptor.railyardId());
+        }
     }
 
     private static void checkNotMixed(

@@ -59,6 +59,9 @@ class FlinkScarceMemoryTest {
         assertThat(FlinkClusters.output("records")).isEqualTo(expected);
         RailyardShuffleEnvironment environment = RecordingShuffleServiceFactory.ENVIRONMENTS.get(0);
         assertThat(environment.shuffle().bufferPool().totalPages()).isEqualTo(184);
+        assertThat(environment.serverStats().streams())
+                .as("streams of its data server: one TaskManager reads its partitions directly")
+                .isZero();
         FlinkClusters.awaitReleased(RecordingShuffleServiceFactory.ENVIRONMENTS);
     }
 }

@@ -109,6 +109,29 @@ public final class TransportClient implements AutoCloseable {
             int[] subpartitions,
             JobId job,
             JobSecret secret) {
+        return openGate(name, servers, partitions, subpartitions, job, secret, shuffle.gatePages());
+    }
+
+    /**
+     * A gate as {@link #openGate(String, List, List, int[], JobId, JobSecret)} opens, guaranteed
+     * {@code pages} pages instead of {@code shuffle.read.gate-pages} (a consumer that reads some
+     * partitions over the network and the others directly shares its guarantee between the two).
+     *
+     * @throws IllegalArgumentException if the lists differ in length, a subpartition is negative or
+     *     {@code pages} is below 1
+     * @throws IllegalStateException if the client is closed
+     * @throws io.railyard.shuffle.buffer.InsufficientNetworkMemoryException if the pool cannot
+     *     pledge the gate's pages
+     */
+    public InputGate openGate(
+            String name,
+            List<InetSocketAddress> servers,
+            List<PartitionId> partitions,
+            int[] subpartitions,
+            JobId job,
+            JobSecret secret,
+            int pages) {
+        checkArgument(pages >= 1, "gate pages must be >= 1, was %s", pages);
         checkArgument(
                 servers.size() == partitions.size() && subpartitions.length == partitions.size(),
                 "%s servers and %s subpartitions for %s partitions",
@@ -123,10 +146,7 @@ public final class TransportClient implements AutoCloseable {
         }
         BufferOwner owner =
                 pool.register(
-                        "input gate '" + name + "'",
-                        shuffle.gatePages(),
-                        ShuffleOptions.GATE_PAGES_KEY,
-                        null);
+                        "input gate '" + name + "'", pages, ShuffleOptions.GATE_PAGES_KEY, null);
         RemoteInputGate gate =
                 new RemoteInputGate(name, owner, shuffle.pageSizeBytes(), partitions.size());
         Map<StreamKey, List<Integer>> streams = new LinkedHashMap<>();

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * any thread (by the part that made them). {@link #poll()} allocates the buffer's wrapper; {@link
  * #availability()} a future combining the parts' when none is complete.
  */
-final class CompositeInputGate implements InputGate {
+public final class CompositeInputGate implements InputGate {
     private final String name;
     private final InputGate[] parts;
     private final int[][] channels;
@@ -28,7 +28,7 @@ final class CompositeInputGate implements InputGate {
      * A gate named {@code name} over {@code parts}, where {@code channels[p][j]} is the composite
      * channel of part {@code p}'s channel {@code j}, for {@code numChannels} channels in all.
      */
-    CompositeInputGate(String name, InputGate[] parts, int[][] channels, int numChannels) {
+    public CompositeInputGate(String name, InputGate[] parts, int[][] channels, int numChannels) {
         this.name = name;
         this.parts = parts.clone();
         this.channels = channels.clone();
