@@ -137,9 +137,16 @@ final class TaskRun implements Runnable, TaskContext, TaskShuffle.Attempt {
         } catch (Throwable e) {
             failure = e;
         } finally {
+            // A failure is reported before the task's partitions are abandoned: a consumer that
+            // sees one abandoned must not fail the job before the failure that caused it.
+            if (failure != null) {
+                worker.ended(this, tally, failure);
+            }
             io.close();
             doing = "ended";
-            worker.ended(this, tally, failure);
+            if (failure == null) {
+                worker.ended(this, tally, null);
+            }
             ended.countDown();
         }
     }
