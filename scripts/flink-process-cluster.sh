@@ -19,9 +19,16 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 JAVA="${JAVA:-java}"
 TIMEOUT_SECONDS="${TIMEOUT_SECONDS:-240}"
 CREATED_WORK=""
-if [[ $# -ge 1 ]]; then
+if [[ $# -gt 1 || "${1:-}" == -* ]]; then
+  echo "usage: scripts/flink-process-cluster.sh [WORK_DIR] (no options; was: $*)" >&2
+  exit 2
+fi
+if [[ $# -eq 1 ]]; then
   WORK="$1"
-  mkdir -p "$WORK"
+  if ! mkdir -p "$WORK" 2>/dev/null || [[ ! -w "$WORK" ]]; then
+    echo "cannot write the work directory '$WORK': give a writable WORK_DIR" >&2
+    exit 2
+  fi
 else
   WORK="$(mktemp -d -t railyard-flink-cluster.XXXXXX)"
   CREATED_WORK="$WORK"

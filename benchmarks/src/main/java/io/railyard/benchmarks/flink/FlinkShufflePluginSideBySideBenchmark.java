@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 import org.jspecify.annotations.Nullable;
-import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -96,24 +95,6 @@ public class FlinkShufflePluginSideBySideBenchmark {
     @SuppressWarnings("NullAway.Init") // set in setup
     private Tally expected;
 
-    /** What the iteration's jobs did: JMH reports each per second of the iteration. */
-    @State(Scope.Thread)
-    @AuxCounters(AuxCounters.Type.OPERATIONS)
-    public static class Records {
-        /** Records received by the sinks of the iteration's jobs: records/s. */
-        public long records;
-
-        /** CPU seconds of the whole process during the iteration's jobs: per second, cores. */
-        public double cpu;
-
-        /** Starts the iteration's counts. */
-        @Setup(Level.Iteration)
-        public void reset() {
-            records = 0;
-            cpu = 0;
-        }
-    }
-
     /** The cluster's configuration beyond {@link FlinkBatchJobs#configuration}. */
     static Configuration shuffleConfiguration(Shuffle shuffle) {
         Configuration config = new Configuration();
@@ -150,7 +131,7 @@ public class FlinkShufflePluginSideBySideBenchmark {
 
     /** Runs one job; returns what its sinks counted (checked against {@link LongJobs#expected}). */
     @Benchmark
-    public Tally job(Records counter) throws Exception {
+    public Tally job(MiniClusterSideBySideBenchmark.Records counter) throws Exception {
         FlinkBatchJobs f = flink;
         if (f == null) {
             throw new IllegalStateException(shuffle + ": not set up");

@@ -67,6 +67,14 @@ final class FlinkClusters {
         return cluster;
     }
 
+    /** The batch shuffle modes Railyard serves: every cluster test runs each. */
+    static Stream<BatchShuffleMode> batchModes() {
+        return Stream.of(
+                BatchShuffleMode.ALL_EXCHANGES_BLOCKING,
+                BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL,
+                BatchShuffleMode.ALL_EXCHANGES_HYBRID_SELECTIVE);
+    }
+
     /** A BATCH job's configuration with {@code mode}, restarting up to {@code restarts} times. */
     static Configuration batchJob(BatchShuffleMode mode, int restarts) {
         Configuration config = new Configuration();

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Faults on a MiniCluster running Railyard's plugin: a task that throws once, a partition file
@@ -70,13 +70,7 @@ class FlinkFaultsOnRailyardTest {
     }
 
     @ParameterizedTest
-    @EnumSource(
-            value = BatchShuffleMode.class,
-            names = {
-                "ALL_EXCHANGES_BLOCKING",
-                "ALL_EXCHANGES_HYBRID_FULL",
-                "ALL_EXCHANGES_HYBRID_SELECTIVE"
-            })
+    @MethodSource("io.railyard.flink.FlinkClusters#batchModes")
     void aTaskThatThrowsOnce_isRestarted_andTheResultIsExact(BatchShuffleMode mode)
             throws Exception {
         cluster = FlinkClusters.start(2, 2, new Configuration());

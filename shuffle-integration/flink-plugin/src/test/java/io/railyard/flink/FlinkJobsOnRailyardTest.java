@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Real Flink batch jobs on a MiniCluster of two TaskManagers × two slots, each TaskManager with its
@@ -54,13 +54,7 @@ class FlinkJobsOnRailyardTest {
     }
 
     @ParameterizedTest
-    @EnumSource(
-            value = BatchShuffleMode.class,
-            names = {
-                "ALL_EXCHANGES_BLOCKING",
-                "ALL_EXCHANGES_HYBRID_FULL",
-                "ALL_EXCHANGES_HYBRID_SELECTIVE"
-            })
+    @MethodSource("io.railyard.flink.FlinkClusters#batchModes")
     void wordCount(BatchShuffleMode mode) throws Exception {
         StreamExecutionEnvironment env = environment(mode);
         env.disableOperatorChaining(); // every edge a partition: pointwise ones too
@@ -80,13 +74,7 @@ class FlinkJobsOnRailyardTest {
 
     /** flink-benchmarks' BlockingPartitionBenchmark shape: a source, all-to-all, a sink. */
     @ParameterizedTest
-    @EnumSource(
-            value = BatchShuffleMode.class,
-            names = {
-                "ALL_EXCHANGES_BLOCKING",
-                "ALL_EXCHANGES_HYBRID_FULL",
-                "ALL_EXCHANGES_HYBRID_SELECTIVE"
-            })
+    @MethodSource("io.railyard.flink.FlinkClusters#batchModes")
     void blockingPartitionShape(BatchShuffleMode mode) throws Exception {
         StreamExecutionEnvironment env = environment(mode);
         env.fromSequence(0, RECORDS - 1)
@@ -99,13 +87,7 @@ class FlinkJobsOnRailyardTest {
 
     /** Its keyed variant: the same records by key. */
     @ParameterizedTest
-    @EnumSource(
-            value = BatchShuffleMode.class,
-            names = {
-                "ALL_EXCHANGES_BLOCKING",
-                "ALL_EXCHANGES_HYBRID_FULL",
-                "ALL_EXCHANGES_HYBRID_SELECTIVE"
-            })
+    @MethodSource("io.railyard.flink.FlinkClusters#batchModes")
     void keyedBlockingPartitionShape(BatchShuffleMode mode) throws Exception {
         StreamExecutionEnvironment env = environment(mode);
         env.fromSequence(0, RECORDS - 1)
@@ -122,13 +104,7 @@ class FlinkJobsOnRailyardTest {
      * larger than a page (spanning Flink buffers), in every subpartition.
      */
     @ParameterizedTest
-    @EnumSource(
-            value = BatchShuffleMode.class,
-            names = {
-                "ALL_EXCHANGES_BLOCKING",
-                "ALL_EXCHANGES_HYBRID_FULL",
-                "ALL_EXCHANGES_HYBRID_SELECTIVE"
-            })
+    @MethodSource("io.railyard.flink.FlinkClusters#batchModes")
     void recordsOfEverySize(BatchShuffleMode mode) throws Exception {
         StreamExecutionEnvironment env = environment(mode);
         env.fromSequence(0, SIZED - 1)
@@ -181,13 +157,7 @@ class FlinkJobsOnRailyardTest {
 
     /** Orders joined with customers by key: each customer's order total and its count. */
     @ParameterizedTest
-    @EnumSource(
-            value = BatchShuffleMode.class,
-            names = {
-                "ALL_EXCHANGES_BLOCKING",
-                "ALL_EXCHANGES_HYBRID_FULL",
-                "ALL_EXCHANGES_HYBRID_SELECTIVE"
-            })
+    @MethodSource("io.railyard.flink.FlinkClusters#batchModes")
     void twoInputKeyedJoin(BatchShuffleMode mode) throws Exception {
         StreamExecutionEnvironment env = environment(mode);
         DataStream<Long> customers = env.fromSequence(0, KEYS - 1);
