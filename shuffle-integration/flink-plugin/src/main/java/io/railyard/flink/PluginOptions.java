@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,10 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@value #MEMORY_FRACTION_KEY}</td><td>0.8</td><td>the share of the TaskManager's
  *       network memory ({@code taskmanager.memory.network.*}) in Railyard's buffer pool; Flink's
  *       Netty shuffle gets the rest (none at 1, and then nothing may fall back)</td></tr>
+ *   <tr><td>{@code railyard.shuffle.compression}</td><td>as Flink's</td><td>{@code none} or
+ *       {@code lz4}; by default none when Flink's {@code taskmanager.network.compression.codec}
+ *       is {@code NONE}, else LZ4 (Railyard's one codec, also for Flink's LZO and ZSTD), so
+ *       both shuffles compress alike</td></tr>
  *   <tr><td>{@code railyard.shuffle.*}</td><td>Railyard's</td><td>Railyard's own shuffle keys
  *       ({@link ShuffleOptions}) with the {@code railyard.} prefix, e.g. {@code
  *       railyard.shuffle.read.gate-pages}; the page size is Flink's {@code
@@ -94,9 +99,23 @@ public record PluginOptions(
         }
         MemorySize segment = config.get(TaskManagerOptions.MEMORY_SEGMENT_SIZE);
         ShuffleOptions.Builder shuffle =
-                ShuffleOptions.builder().pageSizeBytes(Math.toIntExact(segment.getBytes()));
+                ShuffleOptions.builder()
+                        .pageSizeBytes(Math.toIntExact(segment.getBytes()))
+                        .compression(compressionOf(config));
         readShuffleKeys(all, shuffle);
         return new PluginOptions(fallback, blocking, fraction, build(shuffle));
+    }
+
+    /**
+     * Railyard's compression as Flink's shuffle compresses ({@code
+     * taskmanager.network.compression.codec}): none for {@code NONE}, else LZ4, the one codec
+     * Railyard has.
+     */
+    static ShuffleOptions.Compression compressionOf(Configuration config) {
+        return config.get(NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC)
+                        == NettyShuffleEnvironmentOptions.CompressionCodec.NONE
+                ? ShuffleOptions.Compression.NONE
+                : ShuffleOptions.Compression.LZ4;
     }
 
     /**

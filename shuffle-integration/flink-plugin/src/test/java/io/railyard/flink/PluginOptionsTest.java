@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionType;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +26,29 @@ class PluginOptionsTest {
         assertThat(options.serves(ResultPartitionType.BLOCKING_PERSISTENT)).isFalse();
         assertThat(options.shuffle().pageSizeBytes()).isEqualTo(32 << 10);
         assertThat(options.shuffleFor(100L << 20).totalMemoryBytes()).isEqualTo(80L << 20);
+    }
+
+    @Test
+    void compression_followsFlinksCodec_unlessRailyardsKeySaysOtherwise() {
+        Configuration config = new Configuration();
+        assertThat(PluginOptions.from(config).shuffle().compression())
+                .isEqualTo(ShuffleOptions.Compression.LZ4); // Flink's default codec is LZ4
+
+        config.set(
+                NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC,
+                NettyShuffleEnvironmentOptions.CompressionCodec.NONE);
+        assertThat(PluginOptions.from(config).shuffle().compression())
+                .isEqualTo(ShuffleOptions.Compression.NONE);
+
+        config.set(
+                NettyShuffleEnvironmentOptions.SHUFFLE_COMPRESSION_CODEC,
+                NettyShuffleEnvironmentOptions.CompressionCodec.ZSTD);
+        assertThat(PluginOptions.from(config).shuffle().compression())
+                .isEqualTo(ShuffleOptions.Compression.LZ4);
+
+        config.setString("railyard." + ShuffleOptions.COMPRESSION_KEY, "none");
+        assertThat(PluginOptions.from(config).shuffle().compression())
+                .isEqualTo(ShuffleOptions.Compression.NONE);
     }
 
     @Test
