@@ -159,7 +159,30 @@ final class RailyardResultPartition implements ResultPartitionWriter {
                 return;
             }
         }
-        chunk.put(record);
+        put(chunk, record);
+    }
+
+    /**
+     * Copies {@code record} into {@code chunk}. Flink serializes into heap arrays, and a record of
+     * a few bytes copies several times faster with {@code System.arraycopy} than with {@code
+     * ByteBuffer.put(ByteBuffer)}, whose checks cost more than the copy (profiled: half the source
+     * task's time for 13-byte records).
+     */
+    private static void put(ByteBuffer chunk, ByteBuffer record) {
+        if (record.hasArray()) {
+            int bytes = record.remaining();
+            int at = chunk.position();
+            System.arraycopy(
+                    record.array(),
+                    record.arrayOffset() + record.position(),
+                    chunk.array(),
+                    chunk.arrayOffset() + at,
+                    bytes);
+            chunk.position(at + bytes);
+            record.position(record.limit());
+        } else {
+            chunk.put(record);
+        }
     }
 
     /** Writes what {@code chunk} staged for {@code subpartition} as one Railyard record. */
