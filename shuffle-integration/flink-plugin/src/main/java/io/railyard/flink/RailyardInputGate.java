@@ -1,5 +1,6 @@
 package io.railyard.flink;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.InputGate;
@@ -27,6 +28,7 @@ import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.buffer.BufferRecycler;
 import org.apache.flink.runtime.io.network.buffer.NetworkBuffer;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
@@ -45,8 +47,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A Flink input gate over Railyard partitions: channel {@code i} reads one subpartition of the i-th
  * partition of the gate's deployment descriptor, through a Railyard {@link InputGate} opened when
- * Flink requests the partitions. Each Railyard buffer's records ({@link FlinkRecords}) are packed
- * into Flink buffers of one page, in order per channel, and each event record becomes the event it
+ * Flink requests the partitions. Each Railyard record is a chunk of whole Flink records ({@link
+ * FlinkRecords}): a chunk inside one Railyard buffer is handed to the task as a Flink buffer over
+ * those bytes, without a copy; small chunks and chunks split across Railyard buffers are packed
+ * into Flink buffers of one page, in order per channel. Each event record becomes the event it
  * carries, so Flink's record deserializers, end-of-data and end-of-partition handling work as on
  * Flink's own gates.
  *
@@ -54,14 +58,22 @@ import org.jspecify.annotations.Nullable;
  * surfaces as Flink's {@link PartitionNotFoundException} for that channel's partition, which
  * Flink's failover answers by rerunning the producer.
  *
- * <p>Memory: the Railyard gate's pledged pages, plus Flink buffers on the heap, one page each,
- * reused: a buffer comes back when the task recycles it, and the gate reads Railyard's next buffer
- * only when the task took every Flink buffer of the last one (a handful in all).
+ * <p>Memory: the Railyard gate's pledged pages, plus off-heap Flink buffers for packed chunks, one
+ * page each, reused: a buffer comes back when the task recycles it, and the gate reads Railyard's
+ * next buffer only when the task took every Flink buffer of the last one (a handful in all). A
+ * Railyard buffer lent as slices goes back to Railyard's gate when the task recycled the last of
+ * them.
  *
  * <p>Threading: the task's thread polls, requests and closes, as for Flink's gates; buffers may be
  * recycled from any thread. O(bytes) per poll, plus O(1) per record.
  */
 final class RailyardInputGate extends IndexedInputGate {
+    /**
+     * A chunk at least this large is lent to the task as a slice of Railyard's buffer; a smaller
+     * one is copied, since a Flink buffer costs more to hand over than to copy so few bytes.
+     */
+    static final int SLICE_BYTES = 1024;
+
     private final String owner;
     private final int gateIndex;
     private final IntermediateDataSetID dataset;
@@ -89,6 +101,12 @@ final class RailyardInputGate extends IndexedInputGate {
     private int endOfData;
     private boolean drain = true;
     private boolean checkpointingDuringRecovery;
+
+    /** Guards {@link #closed} against a lent buffer recycled while the gate closes. */
+    private final Object leases = new Object();
+
+    @GuardedBy("leases")
+    private boolean closed;
 
     RailyardInputGate(
             String owner,
@@ -203,10 +221,11 @@ final class RailyardInputGate extends IndexedInputGate {
             if (buffer == null) {
                 return Optional.empty();
             }
+            Lease lease = new Lease(buffer);
             try {
-                unpack(buffer.channel(), buffer.data());
+                unpack(buffer.channel(), lease);
             } finally {
-                buffer.recycle();
+                lease.release();
             }
         }
         BufferOrEvent next = ready.poll();
@@ -233,10 +252,14 @@ final class RailyardInputGate extends IndexedInputGate {
     }
 
     /**
-     * Turns one Railyard buffer of Railyard channel {@code stream} into Flink buffers and events.
+     * Turns one Railyard buffer of Railyard channel {@code stream} into Flink buffers and events: a
+     * chunk of records inside the buffer and of at least {@value #SLICE_BYTES} bytes becomes a
+     * Flink buffer over those very bytes (the lease's slice); smaller ones, and a chunk assembled
+     * from several Railyard buffers, are packed into page-size Flink buffers (copied).
      */
-    private void unpack(int stream, ByteBuffer data) throws IOException {
+    private void unpack(int stream, Lease lease) throws IOException {
         int channel = flinkChannel[stream];
+        ByteBuffer data = lease.data();
         try {
             decoder.decode(
                     stream,
@@ -250,6 +273,13 @@ final class RailyardInputGate extends IndexedInputGate {
                             } catch (IOException e) {
                                 throw new UncheckedIOException(e);
                             }
+                        } else if (isViewOf(record, data)
+                                && record.remaining() >= SLICE_BYTES
+                                && lease.canSlice()) {
+                            flushPacked(c);
+                            ready.add(
+                                    new BufferOrEvent(
+                                            lease.slice(record), channelInfos.get(c), true, false));
                         } else {
                             pack(c, record);
                         }
@@ -260,6 +290,15 @@ final class RailyardInputGate extends IndexedInputGate {
             throw notFound(channel, new IOException("corrupt records in " + name(), e));
         }
         flushPacked(channel);
+    }
+
+    /**
+     * Whether the decoder handed {@code record} as a view of {@code data}: a record inside the
+     * buffer is that very buffer, narrowed ({@link RecordDecoder.RecordSink}).
+     */
+    @SuppressWarnings("ReferenceEquality") // identity is the decoder's contract
+    private static boolean isViewOf(ByteBuffer record, ByteBuffer data) {
+        return record == data;
     }
 
     private ClassLoader classLoader() {
@@ -274,7 +313,7 @@ final class RailyardInputGate extends IndexedInputGate {
                 segment =
                         reused != null
                                 ? reused
-                                : MemorySegmentFactory.allocateUnpooledSegment(pageSize);
+                                : MemorySegmentFactory.allocateUnpooledOffHeapMemory(pageSize);
                 packing = segment;
                 packed = 0;
             }
@@ -485,9 +524,15 @@ final class RailyardInputGate extends IndexedInputGate {
     @Override
     public void finishReadRecoveredState() {}
 
-    /** Closes the Railyard gate (its pages come back) and drops what was not polled. */
+    /**
+     * Closes the Railyard gate (its pages come back, lent ones too: the task reads no more) and
+     * drops what was not polled.
+     */
     @Override
     public void close() {
+        synchronized (leases) {
+            closed = true;
+        }
         InputGate opened = gate;
         if (opened != null) {
             opened.close();
@@ -504,6 +549,73 @@ final class RailyardInputGate extends IndexedInputGate {
     @Override
     public String toString() {
         return "RailyardInputGate{" + name() + ", " + partitions.size() + " channels}";
+    }
+
+    /**
+     * A Railyard buffer lent to the task: each chunk it slices is a Flink buffer over the Railyard
+     * buffer's own bytes, and the buffer goes back to Railyard's gate when the task has recycled
+     * every slice and the gate has {@link #release released} its own hold (Flink's reference count
+     * of the whole). Once the gate is closed, Railyard's gate has taken its buffers back itself and
+     * a late recycle gives nothing back.
+     */
+    private final class Lease implements BufferRecycler {
+        private final InputGate.Buffer railyard;
+        private final ByteBuffer data;
+        private @Nullable NetworkBuffer whole;
+
+        Lease(InputGate.Buffer railyard) {
+            this.railyard = railyard;
+            this.data = railyard.data();
+        }
+
+        ByteBuffer data() {
+            return data;
+        }
+
+        /**
+         * Whether the buffer is off-heap, as Railyard's pages are. Heap bytes are copied instead:
+         * every segment the task reads stays off-heap, so the JIT compiles Flink's deserializer for
+         * one kind of memory (mixing heap and off-heap segments made it 2× slower, profiled).
+         */
+        boolean canSlice() {
+            return data.isDirect();
+        }
+
+        /** A Flink buffer over {@code record[position, limit)}, a view of {@link #data()}. */
+        Buffer slice(ByteBuffer record) {
+            NetworkBuffer lent = whole;
+            if (lent == null) {
+                MemorySegment memory = MemorySegmentFactory.wrapOffHeapMemory(data);
+                lent = new NetworkBuffer(memory, this, Buffer.DataType.DATA_BUFFER, memory.size());
+                whole = lent;
+            }
+            lent.retainBuffer();
+            return lent.readOnlySlice(record.position(), record.remaining());
+        }
+
+        /** Drops the gate's hold: the buffer goes back now if no slice is out. */
+        void release() {
+            NetworkBuffer lent = whole;
+            if (lent == null) {
+                giveBack();
+            } else {
+                lent.recycleBuffer();
+            }
+        }
+
+        /** The last slice came back. */
+        @Override
+        public void recycle(MemorySegment memorySegment) {
+            giveBack();
+        }
+
+        private void giveBack() {
+            synchronized (leases) {
+                if (!closed) {
+                    railyard.recycle();
+                }
+            }
+        }
     }
 
     /** A stand-in gate's segment provider: it never hands out memory. */

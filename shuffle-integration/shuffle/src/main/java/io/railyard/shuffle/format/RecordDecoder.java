@@ -18,7 +18,12 @@ import java.util.Arrays;
  * array (and its view) grow when a spanning record is longer than any before.
  */
 public final class RecordDecoder {
-    /** Receives records; the buffer is valid only during the call. */
+    /**
+     * Receives records; the buffer is valid only during the call. A record inside one buffer is
+     * handed over as that very buffer (the {@code data} given to {@link #decode}), its position and
+     * limit narrowed to the record, so a sink may tell it from an assembled one ({@code record ==
+     * data}) and keep a reference to those bytes for as long as it holds the buffer.
+     */
     @FunctionalInterface
     public interface RecordSink {
         /** One record of {@code channel}: {@code record[position, limit)}. */

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link RecordDecoder} on corrupt lengths (Reliability rows 1 and 20), the two findings of {@link
- * RecordDecoderFuzzTest}: a forged length is not a reservation, and no bit of a length is dropped.
+ * RecordDecoderFuzzTest}: a forged length is not a reservation, and no bit of a length is dropped;
+ * and the view a sink may keep (the Flink plugin's gate lends those bytes without a copy).
  */
 class RecordDecoderTest {
     private static final RecordDecoder.RecordSink NO_SINK =
@@ -45,5 +48,33 @@ class RecordDecoderTest {
                 .hasMessage(
                         "channel 1: record length overflows an int (its fifth byte is 0x10, at"
                                 + " most 0x8f allowed)");
+    }
+
+    @Test
+    void decode_recordInsideTheBuffer_isThatBufferNarrowed_aSpanningOneIsNot() {
+        // channel 0: [3] a b c [4] d e | f g — the second record spans two buffers
+        ByteBuffer first =
+                ByteBuffer.allocateDirect(7).put(new byte[] {3, 'a', 'b', 'c', 4, 'd', 'e'});
+        ByteBuffer second = ByteBuffer.wrap(new byte[] {'f', 'g'});
+        first.flip();
+        List<String> got = new ArrayList<>();
+        RecordDecoder decoder = new RecordDecoder(1);
+        decoder.decode(
+                0,
+                first,
+                (channel, record) -> {
+                    assertThat(record).isSameAs(first);
+                    got.add(record.position() + ".." + record.limit());
+                });
+        decoder.decode(
+                0,
+                second,
+                (channel, record) -> {
+                    assertThat(record).isNotSameAs(second);
+                    byte[] bytes = new byte[record.remaining()];
+                    record.get(bytes);
+                    got.add(new String(bytes, java.nio.charset.StandardCharsets.US_ASCII));
+                });
+        assertThat(got).containsExactly("1..4", "defg");
     }
 }
