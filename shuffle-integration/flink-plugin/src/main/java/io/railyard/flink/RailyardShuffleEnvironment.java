@@ -6,6 +6,7 @@ import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.transport.DataServer;
+import io.railyard.transport.TransportClient;
 import io.railyard.transport.TransportOptions;
 import io.railyard.transport.WorkerTransport;
 import io.railyard.worker.CompositeInputGate;
@@ -22,11 +23,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
@@ -127,6 +130,7 @@ public final class RailyardShuffleEnvironment
             try {
                 netty = startNetty(port + 1);
                 transport = started;
+                registerMetrics(context.getParentMetricGroup(), started);
                 return port;
             } catch (IOException | RuntimeException e) {
                 started.close();
@@ -141,6 +145,42 @@ public final class RailyardShuffleEnvironment
                         + " the next one) and could not listen on them"
                         + (configured != 0 ? ": taskmanager.data.port = " + configured : ""),
                 last);
+    }
+
+    /**
+     * Railyard's counters as gauges of the TaskManager's metric group {@code Shuffle.Railyard}
+     * (beside Flink's {@code Shuffle.Netty}), read when a reporter asks: the pool's pages, what
+     * went to and came from disk, hybrid partitions' memory and disk bytes, and the transport's
+     * bytes and streams. The tasks' own groups get bytes and buffers out from the writers ({@link
+     * RailyardResultPartition#setMetricGroup}).
+     */
+    private void registerMetrics(MetricGroup taskManager, WorkerTransport started) {
+        MetricGroup group = taskManager.addGroup("Shuffle").addGroup("Railyard");
+        gauge(group, "TotalPages", () -> shuffle.bufferPool().totalPages());
+        gauge(group, "PagesInUse", () -> shuffle.bufferPool().pagesInUse());
+        gauge(group, "FilesCreated", () -> shuffle.stats().filesCreated());
+        gauge(group, "FilesOpenForRead", () -> shuffle.stats().filesOpenForRead());
+        gauge(group, "FilesNotDeleted", () -> shuffle.stats().filesNotDeleted());
+        gauge(group, "BytesWrittenToDisk", () -> shuffle.stats().bytesWritten());
+        gauge(group, "BytesReadFromDisk", () -> shuffle.stats().bytesRead());
+        gauge(group, "HybridBytesProduced", () -> shuffle.hybridStats().bytesProduced());
+        gauge(group, "HybridBytesWrittenToDisk", () -> shuffle.hybridStats().bytesWrittenToDisk());
+        gauge(group, "HybridBytesSpilled", () -> shuffle.hybridStats().bytesSpilled());
+        gauge(
+                group,
+                "HybridBytesReadFromMemory",
+                () -> shuffle.hybridStats().bytesReadFromMemory());
+        gauge(group, "HybridBytesReadFromDisk", () -> shuffle.hybridStats().bytesReadFromDisk());
+        gauge(group, "PartitionsHeld", held::size);
+        gauge(group, "BytesSent", () -> started.server().stats().bytesSent());
+        gauge(group, "BytesSentFromFiles", () -> started.server().stats().bytesSentFromFiles());
+        gauge(group, "StreamsServed", () -> started.server().stats().streams());
+        gauge(group, "StreamsRefused", () -> started.server().stats().refused());
+        gauge(group, "BytesReceived", () -> started.client().stats().bytesReceived());
+    }
+
+    private static void gauge(MetricGroup group, String name, LongSupplier value) {
+        group.<Long, Gauge<Long>>gauge(name, value::getAsLong);
     }
 
     private @Nullable ShuffleEnvironment<?, ?> startNetty(int port) throws IOException {
@@ -554,6 +594,11 @@ public final class RailyardShuffleEnvironment
     /** What Railyard's data server on this TaskManager did so far (tests). */
     DataServer.Stats serverStats() {
         return transport().server().stats();
+    }
+
+    /** What Railyard's transport client on this TaskManager did so far (tests). */
+    TransportClient.Stats clientStats() {
+        return transport().client().stats();
     }
 
     /** Partitions held here and not released (tests). */

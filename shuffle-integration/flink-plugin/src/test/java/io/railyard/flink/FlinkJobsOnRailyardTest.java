@@ -3,6 +3,7 @@ package io.railyard.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -20,6 +21,7 @@ import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -40,7 +42,9 @@ class FlinkJobsOnRailyardTest {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        cluster = FlinkClusters.start(2, 2, new Configuration());
+        Configuration config = new Configuration();
+        config.setString(CollectingReporter.FACTORY_KEY, CollectingReporter.class.getName());
+        cluster = FlinkClusters.start(2, 2, config);
     }
 
     @AfterAll
@@ -83,6 +87,45 @@ class FlinkJobsOnRailyardTest {
         run(env);
 
         assertEveryRecordOnce(FlinkClusters.output("records"));
+    }
+
+    /**
+     * Each TaskManager's Railyard counters are gauges of its metric group {@code Shuffle.Railyard},
+     * with the values of its worker and transport.
+     */
+    @Test
+    void railyardsCounters_areGaugesOfEachTaskManager() throws Exception {
+        blockingPartitionShape(BatchShuffleMode.ALL_EXCHANGES_BLOCKING);
+        List<RailyardShuffleEnvironment> environments = RecordingShuffleServiceFactory.ENVIRONMENTS;
+        long written = 0;
+        long files = 0;
+        long pages = 0;
+        long sent = 0;
+        long received = 0;
+        for (RailyardShuffleEnvironment environment : environments) {
+            written += environment.shuffle().stats().bytesWritten();
+            files += environment.shuffle().stats().filesCreated();
+            pages += environment.shuffle().bufferPool().totalPages();
+            sent += environment.serverStats().bytesSent();
+            received += environment.clientStats().bytesReceived();
+        }
+        assertThat(written).isPositive();
+        assertThat(sent).isPositive();
+
+        List<Long> writtenGauges =
+                CollectingReporter.gauges(".Shuffle.Railyard.BytesWrittenToDisk");
+        assertThat(writtenGauges).hasSize(environments.size()).allMatch(bytes -> bytes > 0);
+        assertThat(sum(writtenGauges)).isEqualTo(written);
+        assertThat(sum(CollectingReporter.gauges(".Shuffle.Railyard.FilesCreated")))
+                .isEqualTo(files);
+        assertThat(sum(CollectingReporter.gauges(".Shuffle.Railyard.TotalPages"))).isEqualTo(pages);
+        assertThat(sum(CollectingReporter.gauges(".Shuffle.Railyard.BytesSent"))).isEqualTo(sent);
+        assertThat(sum(CollectingReporter.gauges(".Shuffle.Railyard.BytesReceived")))
+                .isEqualTo(received);
+    }
+
+    private static long sum(List<Long> values) {
+        return values.stream().mapToLong(Long::longValue).sum();
     }
 
     /** Its keyed variant: the same records by key. */
