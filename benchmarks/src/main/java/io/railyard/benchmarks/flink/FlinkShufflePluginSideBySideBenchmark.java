@@ -12,8 +12,11 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 import org.jspecify.annotations.Nullable;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -38,9 +41,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * Flink's tasks, scheduler and serialization; only the shuffle differs. Both check that the sinks
  * counted exactly the records sent.
  *
- * <p>Scores as {@link MiniClusterSideBySideBenchmark}'s: {@code job:records} is records/s, {@code
- * job:cpu} the cores the process kept busy; {@code shuffle} is last by name, so each RAILYARD row
- * is beside the FLINK row of the same job.
+ * <p>Scores ({@link Counters}): {@code job:records} is records/s, {@code job:cpu} the cores the
+ * process kept busy, {@code job:writtenMiB} and {@code job:readMiB} the MiB/s the process wrote and
+ * read (per job: divide by the {@code job} score); {@code shuffle} is last by name, so each
+ * RAILYARD row is beside the FLINK row of the same job. Both shuffles compress alike: the plugin
+ * follows Flink's codec, NONE here. {@code -p networkMiB=N} finds the least network memory a row
+ * runs in.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar FlinkShufflePluginSideBySide} (12
  * rows).
@@ -74,6 +80,13 @@ public class FlinkShufflePluginSideBySideBenchmark {
     @Param({"4"})
     public int subtasks;
 
+    /**
+     * The TaskManager's network memory in MiB (min = max; Flink's default minimum is 64). Lower it
+     * to find the least each shuffle runs a row in: a row that does not fit fails its job.
+     */
+    @Param({"64"})
+    public int networkMiB;
+
     /** Whose shuffle the MiniCluster runs; JMH varies it fastest, so pairs are adjacent. */
     @Param({"RAILYARD", "FLINK"})
     @SuppressWarnings("NullAway.Init") // set by JMH before setup
@@ -97,7 +110,15 @@ public class FlinkShufflePluginSideBySideBenchmark {
 
     /** The cluster's configuration beyond {@link FlinkBatchJobs#configuration}. */
     static Configuration shuffleConfiguration(Shuffle shuffle) {
+        return shuffleConfiguration(shuffle, LongJobs.NETWORK_MEMORY_BYTES >> 20);
+    }
+
+    /** The same with {@code networkMiB} of network memory. */
+    static Configuration shuffleConfiguration(Shuffle shuffle, long networkMiB) {
         Configuration config = new Configuration();
+        MemorySize network = MemorySize.ofMebiBytes(networkMiB);
+        config.set(TaskManagerOptions.NETWORK_MEMORY_MIN, network);
+        config.set(TaskManagerOptions.NETWORK_MEMORY_MAX, network);
         if (shuffle == Shuffle.RAILYARD) {
             config.set(
                     ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS,
@@ -115,7 +136,7 @@ public class FlinkShufflePluginSideBySideBenchmark {
                         Path.of(System.getProperty("java.io.tmpdir")),
                         ShuffleOptions.Compression.NONE,
                         mode,
-                        shuffleConfiguration(shuffle),
+                        shuffleConfiguration(shuffle, networkMiB),
                         Math.max(LongJobs.SLOTS, subtasks));
     }
 
@@ -131,15 +152,52 @@ public class FlinkShufflePluginSideBySideBenchmark {
 
     /** Runs one job; returns what its sinks counted (checked against {@link LongJobs#expected}). */
     @Benchmark
-    public Tally job(MiniClusterSideBySideBenchmark.Records counter) throws Exception {
+    public Tally job(Counters counter) throws Exception {
         FlinkBatchJobs f = flink;
         if (f == null) {
             throw new IllegalStateException(shuffle + ": not set up");
         }
         long cpuBefore = OS.getProcessCpuTime();
+        long[] ioBefore = ProcessIo.read();
         Tally got = FlinkBatchJobs.check(f.run(shape, recordsPerSubtask, subtasks), expected);
+        long[] ioAfter = ProcessIo.read();
         counter.cpu += (OS.getProcessCpuTime() - cpuBefore) / 1e9;
         counter.records += got.records();
+        counter.writtenMiB += (ioAfter[0] - ioBefore[0]) / (double) (1 << 20);
+        counter.readMiB += (ioAfter[1] - ioBefore[1]) / (double) (1 << 20);
         return got;
+    }
+
+    /**
+     * What the iteration's jobs did, per second of the iteration: records, the cores the process
+     * kept busy (as {@link MiniClusterSideBySideBenchmark.Records}), and the MiB the process wrote
+     * and read through system calls ({@code wchar} and {@code rchar} of {@code /proc/self/io}:
+     * partition files, mostly, as the MiniCluster's one TaskManager reads its partitions without
+     * sockets; 0 where there is no such file). Divided by the {@code job} score (jobs/s), a counter
+     * is per job.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Counters {
+        /** Records received by the sinks. */
+        public long records;
+
+        /** CPU seconds of the whole process. */
+        public double cpu;
+
+        /** MiB written by the process's system calls. */
+        public double writtenMiB;
+
+        /** MiB read by the process's system calls. */
+        public double readMiB;
+
+        /** Starts the iteration's counts. */
+        @Setup(Level.Iteration)
+        public void reset() {
+            records = 0;
+            cpu = 0;
+            writtenMiB = 0;
+            readMiB = 0;
+        }
     }
 }
