@@ -2,6 +2,7 @@ package io.railyard.flink;
 
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
+import io.railyard.shuffle.partition.ShuffleMemory;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -151,12 +152,15 @@ public record PluginOptions(
     /**
      * Railyard's settings for a pool of {@code networkMemoryBytes} × the fraction.
      *
-     * @throws IllegalArgumentException if that is less than two pages, naming the keys to raise
+     * @throws IllegalArgumentException if that pool cannot hold {@link #leastPoolPages} (no task
+     *     could ever write or read), naming the keys to raise and the least network memory
      */
     public ShuffleOptions shuffleFor(long networkMemoryBytes) {
         long bytes = (long) (networkMemoryBytes * memoryFraction);
         int page = shuffle.pageSizeBytes();
-        if (bytes / page < 2) {
+        int least = leastPoolPages();
+        if (bytes / page < least) {
+            long leastNetwork = (long) Math.ceil((double) least * page / memoryFraction);
             throw new IllegalArgumentException(
                     "Railyard's share of the network memory ("
                             + MEMORY_FRACTION_KEY
@@ -164,12 +168,34 @@ public record PluginOptions(
                             + memoryFraction
                             + " of "
                             + networkMemoryBytes
-                            + " bytes) holds fewer than 2 pages of "
+                            + " bytes) holds "
+                            + bytes / page
+                            + " pages of "
                             + page
-                            + " bytes: raise taskmanager.memory.network.min/max or "
+                            + " bytes, fewer than the "
+                            + least
+                            + " that the read scheduler and one writer or gate need together:"
+                            + " raise taskmanager.memory.network.min/max to at least "
+                            + leastNetwork
+                            + " bytes or "
                             + MEMORY_FRACTION_KEY);
         }
         return shuffle.toBuilder().totalMemoryBytes(bytes).build();
+    }
+
+    /**
+     * The fewest pages a TaskManager's pool may have: its read scheduler's and the largest of a
+     * BLOCKING writer (of one subpartition, for hash), a hybrid writer and a gate. Fewer, and no
+     * task could ever be pledged its memory; more writers and gates than fit wait ({@link
+     * MemoryWait}).
+     */
+    int leastPoolPages() {
+        int writer =
+                Math.max(
+                        ShuffleMemory.writerPages(shuffle, blocking, 1),
+                        ShuffleMemory.hybridWriterPages(shuffle));
+        return ShuffleMemory.ioSchedulerPages(shuffle)
+                + Math.max(writer, ShuffleMemory.gatePages(shuffle));
     }
 
     private static void readShuffleKeys(Map<String, String> all, ShuffleOptions.Builder shuffle) {

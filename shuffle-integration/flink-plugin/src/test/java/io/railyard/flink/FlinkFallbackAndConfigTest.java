@@ -89,8 +89,9 @@ class FlinkFallbackAndConfigTest {
                                                         + " (railyard.shuffle.memory-fraction"
                                                         + " = 1.0E-4 of")
                                         .contains(
-                                                "raise taskmanager.memory.network.min/max or"
-                                                        + " railyard.shuffle.memory-fraction")
+                                                "raise taskmanager.memory.network.min/max to at"
+                                                        + " least ")
+                                        .endsWith(" bytes or railyard.shuffle.memory-fraction")
                                         .doesNotContain("\n"));
     }
 

@@ -52,6 +52,22 @@ class PluginOptionsTest {
     }
 
     @Test
+    void aPoolTooSmallForOneWriterAndTheReadScheduler_isRefused_namingTheLeastMemory() {
+        PluginOptions options = PluginOptions.from(new Configuration());
+        int least = options.leastPoolPages();
+        long page = options.shuffle().pageSizeBytes();
+        long enough = (long) Math.ceil(least * page / 0.8);
+
+        assertThat(options.shuffleFor(enough).totalMemoryBytes() / page).isEqualTo(least);
+        assertThatThrownBy(() -> options.shuffleFor(enough - page))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fewer than the " + least)
+                .hasMessageContaining(
+                        "raise taskmanager.memory.network.min/max to at least " + enough + " bytes")
+                .hasMessageNotContaining("\n");
+    }
+
+    @Test
     void railyardsOwnKeys_takeThePrefix() {
         Configuration config = new Configuration();
         config.setString("railyard." + ShuffleOptions.GATE_PAGES_KEY, "8");
