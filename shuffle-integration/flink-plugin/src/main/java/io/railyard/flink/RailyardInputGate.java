@@ -575,7 +575,8 @@ final class RailyardInputGate extends IndexedInputGate {
         /**
          * Whether the buffer is off-heap, as Railyard's pages are. Heap bytes are copied instead:
          * every segment the task reads stays off-heap, so the JIT compiles Flink's deserializer for
-         * one kind of memory (mixing heap and off-heap segments made it 2× slower, profiled).
+         * one kind of memory (mixing heap and off-heap segments doubled its share of a task's time,
+         * profiled).
          */
         boolean canSlice() {
             return data.isDirect();
