@@ -10,11 +10,14 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.core.memory.MemorySegmentProvider;
@@ -62,7 +65,8 @@ import org.jspecify.annotations.Nullable;
  * page each, reused: a buffer comes back when the task recycles it, and the gate reads Railyard's
  * next buffer only when the task took every Flink buffer of the last one (a handful in all). A
  * Railyard buffer lent as slices goes back to Railyard's gate when the task recycled the last of
- * them.
+ * them, or when the gate closes (also from the TaskManager's shutdown, {@link #abandon}), whichever
+ * comes first.
  *
  * <p>Threading: the task's thread polls, requests and closes, as for Flink's gates; buffers may be
  * recycled from any thread. O(bytes) per poll, plus O(1) per record.
@@ -94,7 +98,9 @@ final class RailyardInputGate extends IndexedInputGate {
     private final ConcurrentLinkedQueue<MemorySegment> free = new ConcurrentLinkedQueue<>();
     private final @Nullable InputChannel[] fakeChannels;
 
-    private @Nullable InputGate gate;
+    private final Consumer<RailyardInputGate> onClose;
+
+    private volatile @Nullable InputGate gate;
     private @Nullable MemorySegment packing;
     private int packed;
     private int endedChannels;
@@ -102,11 +108,15 @@ final class RailyardInputGate extends IndexedInputGate {
     private boolean drain = true;
     private boolean checkpointingDuringRecovery;
 
-    /** Guards {@link #closed} against a lent buffer recycled while the gate closes. */
+    /** Guards {@link #closed} and {@link #lent}: the task recycles from any thread. */
     private final Object leases = new Object();
 
     @GuardedBy("leases")
     private boolean closed;
+
+    /** Railyard buffers not given back yet (one at a time, two at most). */
+    @GuardedBy("leases")
+    private final Set<Lease> lent = new HashSet<>();
 
     RailyardInputGate(
             String owner,
@@ -117,7 +127,8 @@ final class RailyardInputGate extends IndexedInputGate {
             int[] firstSubpartition,
             int[] lastSubpartition,
             int pageSize,
-            Opener opener) {
+            Opener opener,
+            Consumer<RailyardInputGate> onClose) {
         this.owner = owner;
         this.gateIndex = gateIndex;
         this.dataset = dataset;
@@ -127,6 +138,7 @@ final class RailyardInputGate extends IndexedInputGate {
         this.lastSubpartition = lastSubpartition.clone();
         this.pageSize = pageSize;
         this.opener = opener;
+        this.onClose = onClose;
         int n = partitions.size();
         int streams = 0;
         for (int i = 0; i < n; i++) {
@@ -192,10 +204,18 @@ final class RailyardInputGate extends IndexedInputGate {
     @Override
     public void requestPartitions() throws IOException {
         if (gate == null) {
+            InputGate opened;
             try {
-                gate = opener.open(this);
+                opened = opener.open(this);
             } catch (PartitionLostException e) {
                 throw notFound(e);
+            }
+            synchronized (leases) {
+                if (closed) {
+                    opened.close();
+                    throw new IOException(name() + " was closed while it opened");
+                }
+                gate = opened;
             }
         }
     }
@@ -530,13 +550,7 @@ final class RailyardInputGate extends IndexedInputGate {
      */
     @Override
     public void close() {
-        synchronized (leases) {
-            closed = true;
-        }
-        InputGate opened = gate;
-        if (opened != null) {
-            opened.close();
-        }
+        abandon();
         BufferOrEvent next;
         while ((next = ready.poll()) != null) {
             if (next.isBuffer()) {
@@ -544,6 +558,28 @@ final class RailyardInputGate extends IndexedInputGate {
             }
         }
         packing = null;
+        onClose.accept(this);
+    }
+
+    /**
+     * Closes the Railyard gate from any thread (the TaskManager shutting down under a task that has
+     * not closed its gates yet): its buffers, lent ones too, go back to the pool, and the task's
+     * later recycles give nothing back. Idempotent; the task's next poll fails.
+     */
+    void abandon() {
+        InputGate opened;
+        List<Lease> out;
+        synchronized (leases) {
+            closed = true;
+            opened = gate;
+            out = List.copyOf(lent);
+        }
+        for (Lease lease : out) {
+            lease.giveBack();
+        }
+        if (opened != null) {
+            opened.close();
+        }
     }
 
     @Override
@@ -553,19 +589,25 @@ final class RailyardInputGate extends IndexedInputGate {
 
     /**
      * A Railyard buffer lent to the task: each chunk it slices is a Flink buffer over the Railyard
-     * buffer's own bytes, and the buffer goes back to Railyard's gate when the task has recycled
-     * every slice and the gate has {@link #release released} its own hold (Flink's reference count
-     * of the whole). Once the gate is closed, Railyard's gate has taken its buffers back itself and
-     * a late recycle gives nothing back.
+     * buffer's own bytes, and the buffer goes back to Railyard's gate exactly once: when the task
+     * has recycled every slice and the gate has {@link #release released} its own hold (Flink's
+     * reference count of the whole), or when the gate closes, whichever is first. After that the
+     * task's recycles give nothing back (its gate is closed: it reads no more).
      */
     private final class Lease implements BufferRecycler {
         private final InputGate.Buffer railyard;
         private final ByteBuffer data;
         private @Nullable NetworkBuffer whole;
 
+        @GuardedBy("leases")
+        private boolean returned;
+
         Lease(InputGate.Buffer railyard) {
             this.railyard = railyard;
             this.data = railyard.data();
+            synchronized (leases) {
+                lent.add(this);
+            }
         }
 
         ByteBuffer data() {
@@ -584,23 +626,24 @@ final class RailyardInputGate extends IndexedInputGate {
 
         /** A Flink buffer over {@code record[position, limit)}, a view of {@link #data()}. */
         Buffer slice(ByteBuffer record) {
-            NetworkBuffer lent = whole;
-            if (lent == null) {
+            NetworkBuffer shared = whole;
+            if (shared == null) {
                 MemorySegment memory = MemorySegmentFactory.wrapOffHeapMemory(data);
-                lent = new NetworkBuffer(memory, this, Buffer.DataType.DATA_BUFFER, memory.size());
-                whole = lent;
+                shared =
+                        new NetworkBuffer(memory, this, Buffer.DataType.DATA_BUFFER, memory.size());
+                whole = shared;
             }
-            lent.retainBuffer();
-            return lent.readOnlySlice(record.position(), record.remaining());
+            shared.retainBuffer();
+            return shared.readOnlySlice(record.position(), record.remaining());
         }
 
         /** Drops the gate's hold: the buffer goes back now if no slice is out. */
         void release() {
-            NetworkBuffer lent = whole;
-            if (lent == null) {
+            NetworkBuffer shared = whole;
+            if (shared == null) {
                 giveBack();
             } else {
-                lent.recycleBuffer();
+                shared.recycleBuffer();
             }
         }
 
@@ -610,12 +653,16 @@ final class RailyardInputGate extends IndexedInputGate {
             giveBack();
         }
 
-        private void giveBack() {
+        /** Returns the Railyard buffer, the first time only. */
+        void giveBack() {
             synchronized (leases) {
-                if (!closed) {
-                    railyard.recycle();
+                if (returned) {
+                    return;
                 }
+                returned = true;
+                lent.remove(this);
             }
+            railyard.recycle();
         }
     }
 

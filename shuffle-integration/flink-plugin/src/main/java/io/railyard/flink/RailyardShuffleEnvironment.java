@@ -78,6 +78,7 @@ public final class RailyardShuffleEnvironment
     private final Map<JobId, PartitionRegistry> jobs = new ConcurrentHashMap<>();
     private final Map<ResultPartitionID, RailyardShuffleDescriptor> held =
             new ConcurrentHashMap<>();
+    private final Set<RailyardInputGate> openGates = ConcurrentHashMap.newKeySet();
 
     private volatile boolean closed;
     private volatile @Nullable WorkerTransport transport;
@@ -319,16 +320,20 @@ public final class RailyardShuffleEnvironment
             last[i] = range.getEndIndex();
             partitions.add(railyard);
         }
-        return new RailyardInputGate(
-                owner.getOwnerName(),
-                index,
-                descriptor.getConsumedResultId(),
-                descriptor.getConsumedPartitionType(),
-                partitions,
-                first,
-                last,
-                shuffle.options().pageSizeBytes(),
-                this::open);
+        RailyardInputGate gate =
+                new RailyardInputGate(
+                        owner.getOwnerName(),
+                        index,
+                        descriptor.getConsumedResultId(),
+                        descriptor.getConsumedPartitionType(),
+                        partitions,
+                        first,
+                        last,
+                        shuffle.options().pageSizeBytes(),
+                        this::open,
+                        openGates::remove);
+        openGates.add(gate);
+        return gate;
     }
 
     /**
@@ -607,12 +612,17 @@ public final class RailyardShuffleEnvironment
     }
 
     /**
-     * Releases every partition held here, stops the transport and Flink's shuffle, and closes the
-     * shuffle layer (its files go, its memory is freed).
+     * Releases every partition held here, closes the Railyard side of every gate its task has not
+     * closed yet (a TaskManager shutting down under running tasks: their lent buffers come back),
+     * stops the transport and Flink's shuffle, and closes the shuffle layer (its files go, its
+     * memory is freed).
      */
     @Override
     public void close() throws Exception {
         closed = true;
+        for (RailyardInputGate gate : List.copyOf(openGates)) {
+            gate.abandon();
+        }
         releasePartitionsLocally(new ArrayList<>(held.keySet()));
         for (PartitionRegistry registry : jobs.values()) {
             registry.releaseAll();
