@@ -11,11 +11,24 @@ import java.util.function.Supplier;
  * Wall-clock timing for the scale report: warm up, then the median of several samples, each sample
  * the mean of a batch of calls long enough to dwarf the timer's resolution.
  *
+ * <p>Warm-up: {@value #WARMUP_PROPERTY} milliseconds (default {@value #DEFAULT_WARMUP_MS}) and at
+ * least {@value #MIN_WARMUP_CALLS} calls, the same rule for Railyard's and Flink's procedures. Half
+ * a second, the rule until 2026-11, left Railyard's millisecond procedures short of the JIT's
+ * steady state: "deploy all" at P = 10,000 measured 8–10 ms after it and 3.7 ms after 3 s, as JMH's
+ * {@code DeployAllTasksBenchmark} measures it (5.0–5.4 ms), while Flink's procedures did not
+ * change. Tests set the property low.
+ *
  * <p>The report gives a quick, single-process overview; the JMH benchmarks are the reference for
  * performance claims. Not thread-safe.
  */
 public final class Timing {
-    private static final long WARMUP_NANOS = 500_000_000L;
+    /** The system property that sets the warm-up, in milliseconds. */
+    public static final String WARMUP_PROPERTY = "railyard.report.warmup-ms";
+
+    private static final long DEFAULT_WARMUP_MS = 2_000;
+    private static final int MIN_WARMUP_CALLS = 5;
+    private static final long WARMUP_NANOS =
+            Long.getLong(WARMUP_PROPERTY, DEFAULT_WARMUP_MS) * 1_000_000L;
     private static final long MIN_BATCH_NANOS = 5_000_000L;
     private static final int SAMPLES = 11;
 
@@ -32,7 +45,7 @@ public final class Timing {
     public static double medianMillis(IntFunction<?> operation) {
         int calls = 0;
         long warmupEnd = System.nanoTime() + WARMUP_NANOS;
-        while (System.nanoTime() < warmupEnd || calls < 3) {
+        while (System.nanoTime() < warmupEnd || calls < MIN_WARMUP_CALLS) {
             consume(operation.apply(calls++));
         }
         int batch = 1;
@@ -54,7 +67,7 @@ public final class Timing {
      */
     public static <S> double medianMillis(Supplier<S> setup, Function<S, ?> operation) {
         long warmupEnd = System.nanoTime() + WARMUP_NANOS;
-        for (int calls = 0; System.nanoTime() < warmupEnd || calls < 3; calls++) {
+        for (int calls = 0; System.nanoTime() < warmupEnd || calls < MIN_WARMUP_CALLS; calls++) {
             consume(operation.apply(setup.get()));
         }
         double[] samples = new double[SAMPLES];
