@@ -114,7 +114,7 @@ final class RailyardInputGate extends IndexedInputGate {
     @GuardedBy("leases")
     private boolean closed;
 
-    /** Railyard buffers not given back yet (one at a time, two at most). */
+    /** Railyard buffers lent as slices and not given back yet (one at a time, two at most). */
     @GuardedBy("leases")
     private final Set<Lease> lent = new HashSet<>();
 
@@ -605,9 +605,6 @@ final class RailyardInputGate extends IndexedInputGate {
         Lease(InputGate.Buffer railyard) {
             this.railyard = railyard;
             this.data = railyard.data();
-            synchronized (leases) {
-                lent.add(this);
-            }
         }
 
         ByteBuffer data() {
@@ -632,16 +629,22 @@ final class RailyardInputGate extends IndexedInputGate {
                 shared =
                         new NetworkBuffer(memory, this, Buffer.DataType.DATA_BUFFER, memory.size());
                 whole = shared;
+                synchronized (leases) {
+                    lent.add(this);
+                }
             }
             shared.retainBuffer();
             return shared.readOnlySlice(record.position(), record.remaining());
         }
 
-        /** Drops the gate's hold: the buffer goes back now if no slice is out. */
+        /**
+         * Drops the gate's hold: the buffer goes back now if no slice is out. One that lent nothing
+         * was never seen by another thread and goes back without the lock.
+         */
         void release() {
             NetworkBuffer shared = whole;
             if (shared == null) {
-                giveBack();
+                railyard.recycle();
             } else {
                 shared.recycleBuffer();
             }

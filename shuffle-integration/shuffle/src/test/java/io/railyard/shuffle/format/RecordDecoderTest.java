@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -73,7 +74,7 @@ class RecordDecoderTest {
                     assertThat(record).isNotSameAs(second);
                     byte[] bytes = new byte[record.remaining()];
                     record.get(bytes);
-                    got.add(new String(bytes, java.nio.charset.StandardCharsets.US_ASCII));
+                    got.add(new String(bytes, StandardCharsets.US_ASCII));
                 });
         assertThat(got).containsExactly("1..4", "defg");
     }
