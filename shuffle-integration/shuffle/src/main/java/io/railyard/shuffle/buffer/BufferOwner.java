@@ -30,6 +30,9 @@ public final class BufferOwner implements AutoCloseable {
     private final String name;
     final @Nullable RevocationListener listener;
 
+    /** Whether its listener {@link RevocationListener#drains drains}: fixed at registration. */
+    final boolean drains;
+
     // Changed only by the pool under its lock (lowerGuarantee), together with the pool's totals;
     // read anywhere without it.
     private volatile int guaranteedPages;
@@ -47,6 +50,7 @@ public final class BufferOwner implements AutoCloseable {
         this.name = name;
         this.guaranteedPages = guaranteedPages;
         this.listener = listener;
+        this.drains = listener != null && listener.drains();
     }
 
     /** The owner's name, as given at registration. */

@@ -4,7 +4,9 @@ import com.sun.management.HotSpotDiagnosticMXBean;
 import io.railyard.shuffle.ShuffleOptions;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.util.Locale;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -113,5 +115,36 @@ record DirectMemory(long limitBytes, long usedBytes, String limitSource) {
         return exact.endsWith(" B") && bytes >= (1 << 20)
                 ? String.format(Locale.ROOT, "%s (%.1f MiB)", exact, bytes / (double) (1 << 20))
                 : exact;
+    }
+
+    /**
+     * The pages of {@code options}' budget, from {@code allocator} in chunks of at most 1 GiB,
+     * after checking the budget against this limit and use.
+     *
+     * @throws IllegalArgumentException if they cannot hold it (see {@link #checkRoomFor}), or an
+     *     allocation fails anyway
+     */
+    Page[] allocatePages(ShuffleOptions options, IntFunction<ByteBuffer> allocator) {
+        int total = options.totalPages();
+        int pageSize = options.pageSizeBytes();
+        long requested = (long) total * pageSize;
+        checkRoomFor(options, requested);
+        Page[] pages = new Page[total];
+        int perChunk = Math.max(1, (1 << 30) / pageSize);
+        for (int first = 0; first < total; first += perChunk) {
+            int count = Math.min(perChunk, total - first);
+            ByteBuffer chunk;
+            try {
+                chunk = allocator.apply(count * pageSize);
+            } catch (OutOfMemoryError e) {
+                // Direct memory ran out anyway (taken meanwhile, or the limit is unknown). The
+                // chunks so far are referenced only from this frame: dropped, the JVM frees them.
+                throw DirectMemory.current().tooLarge(options, requested, e);
+            }
+            for (int i = 0; i < count; i++) {
+                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
+            }
+        }
+        return pages;
     }
 }

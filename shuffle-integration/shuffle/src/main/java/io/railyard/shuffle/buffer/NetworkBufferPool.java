@@ -104,6 +104,14 @@ public final class NetworkBufferPool implements AutoCloseable {
     /** Guarantees given back (owners closed, guarantees lowered), for who waits for one. */
     private final PledgeWatch pledges = new PledgeWatch(lock);
 
+    /** Who waits for spare pages, and what draining owners gave back. */
+    @GuardedBy("lock")
+    private final SpareWatch spare = new SpareWatch();
+
+    /** Pages held beyond their guarantees by owners that drain. */
+    @GuardedBy("lock")
+    private int draining;
+
     @GuardedBy("lock")
     private int unused;
 
@@ -142,7 +150,7 @@ public final class NetworkBufferPool implements AutoCloseable {
             ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
         this.options = options;
         int total = options.totalPages();
-        this.pages = allocatePages(options, allocator, memory);
+        this.pages = memory.allocatePages(options, allocator);
         this.holder = new int[total];
         this.free = new int[total];
         Arrays.fill(holder, -1);
@@ -178,31 +186,6 @@ public final class NetworkBufferPool implements AutoCloseable {
             inUse += pool.pagesInUse();
         }
         return inUse;
-    }
-
-    private static Page[] allocatePages(
-            ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
-        int total = options.totalPages();
-        int pageSize = options.pageSizeBytes();
-        long requested = (long) total * pageSize;
-        memory.checkRoomFor(options, requested);
-        Page[] pages = new Page[total];
-        int perChunk = Math.max(1, (1 << 30) / pageSize);
-        for (int first = 0; first < total; first += perChunk) {
-            int count = Math.min(perChunk, total - first);
-            ByteBuffer chunk;
-            try {
-                chunk = allocator.apply(count * pageSize);
-            } catch (OutOfMemoryError e) {
-                // Direct memory ran out anyway (taken meanwhile, or the limit is unknown). The
-                // chunks so far are referenced only from this frame: dropped, the JVM frees them.
-                throw DirectMemory.current().tooLarge(options, requested, e);
-            }
-            for (int i = 0; i < count; i++) {
-                pages[first + i] = new Page(chunk.slice(i * pageSize, pageSize), first + i);
-            }
-        }
-        return pages;
     }
 
     /**
@@ -326,6 +309,76 @@ public final class NetworkBufferPool implements AutoCloseable {
     }
 
     /**
+     * {@link #awaitPledgeReturned} without a thread: runs {@code listener} once a guarantee came
+     * back after {@code mark} (or the pool closed) — now if it has, else on the thread giving it
+     * back, after the pool's lock is released (it must not block). O(1).
+     */
+    public void onPledgeReturned(long mark, Runnable listener) {
+        pledges.onReturned(mark, listener);
+    }
+
+    /**
+     * Free pages no guarantee needs: what can be lent now, or pledged to a new owner and given to
+     * it at once, without asking a borrower back. O(1).
+     */
+    public int sparePages() {
+        lock.lock();
+        try {
+            return spareLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Pages held beyond their guarantees by owners that drain ({@link RevocationListener#drains}):
+     * they come back as those owners' readers consume, without being asked. Who needs pages that
+     * these would cover may wait for them ({@link #onSpare}) instead of registering at once and
+     * having borrowers asked back. O(1).
+     */
+    public int drainingPages() {
+        lock.lock();
+        try {
+            return draining;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Pages that owners that drain gave back so far, a count that only grows: a wait for spare
+     * pages that sees it move is making progress. O(1).
+     */
+    public long drainedPages() {
+        lock.lock();
+        try {
+            return spare.drainedCountLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Runs {@code listener} once {@code pages} pages are spare ({@link #sparePages}) after every
+     * listener registered before it was served, or the pool closed: at once, on this thread, if
+     * nobody waits and they are; else on the thread that gives pages back, after the pool's lock is
+     * released (it must not block). Served in registration order, each round as many as the spare
+     * pages cover; a listener runs once, and nothing is reserved for it: it must look again. O(1).
+     */
+    public void onSpare(int pages, Runnable listener) {
+        boolean now;
+        lock.lock();
+        try {
+            now = closed || spare.addLocked(pages, listener, spareLocked());
+        } finally {
+            lock.unlock();
+        }
+        if (now) {
+            listener.run();
+        }
+    }
+
+    /**
      * Every registered owner's pages, in registration order. O(owners); allocates the list and one
      * record per owner.
      */
@@ -353,13 +406,14 @@ public final class NetworkBufferPool implements AutoCloseable {
     public void close() {
         List<PendingRequest> cancelled;
         List<String> leaks = new ArrayList<>();
+        List<Runnable> listeners;
         lock.lock();
         try {
             if (closed) {
                 return;
             }
             closed = true;
-            pledges.closeLocked();
+            listeners = spare.closeLocked(pledges.closeLocked(List.of()));
             cancelled = new ArrayList<>(pending);
             pending.clear();
             for (BufferOwner owner : owners) {
@@ -377,6 +431,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         for (PendingRequest request : cancelled) {
             request.future.completeExceptionally(new CancellationException("pool closed"));
         }
+        runAll(listeners);
         checkState(
                 leaks.isEmpty(),
                 "network buffer pool closed with pages in use: %s",
@@ -395,6 +450,13 @@ public final class NetworkBufferPool implements AutoCloseable {
                 promised += Math.max(0, owner.guaranteedPages() - accounts.inUse(owner));
                 pledged += owner.guaranteedPages();
             }
+            int drainingNow = 0;
+            for (BufferOwner owner : owners) {
+                if (owner.drains) {
+                    drainingNow += Math.max(0, accounts.inUse(owner) - owner.guaranteedPages());
+                }
+            }
+            checkState(drainingNow == draining, "draining %s != %s", draining, drainingNow);
             int held = 0;
             for (int h : holder) {
                 held += h >= 0 ? 1 : 0;
@@ -513,7 +575,7 @@ public final class NetworkBufferPool implements AutoCloseable {
                                 + holderName(holder[index]));
             }
             returnLocked(owner, index);
-            after = serveLocked();
+            after = spareServedLocked(serveLocked());
         } finally {
             lock.unlock();
         }
@@ -546,11 +608,14 @@ public final class NetworkBufferPool implements AutoCloseable {
             int inUse = accounts.inUse(owner);
             unused += Math.max(0, pages - inUse) - Math.max(0, g - inUse);
             guaranteed -= g - pages;
-            if (pages < g) {
-                pledges.returnedLocked();
+            if (owner.drains) {
+                draining += Math.max(0, inUse - pages) - Math.max(0, inUse - g);
             }
             owner.guaranteeLowered(pages);
-            after = serveLocked();
+            after = spareServedLocked(serveLocked());
+            if (pages < g) {
+                after = pledges.returnedLocked(after);
+            }
         } finally {
             lock.unlock();
         }
@@ -571,11 +636,11 @@ public final class NetworkBufferPool implements AutoCloseable {
             accounts.close(owner);
             owners.remove(owner);
             guaranteed -= owner.guaranteedPages();
-            if (owner.guaranteedPages() > 0) {
-                pledges.returnedLocked();
-            }
             unused -= owner.guaranteedPages();
-            after = serveLocked();
+            after = spareServedLocked(serveLocked());
+            if (owner.guaranteedPages() > 0) {
+                after = pledges.returnedLocked(after);
+            }
         } finally {
             lock.unlock();
         }
@@ -638,8 +703,28 @@ public final class NetworkBufferPool implements AutoCloseable {
     @GuardedBy("lock")
     private void setInUseLocked(BufferOwner owner, int inUse) {
         int g = owner.guaranteedPages();
-        unused += Math.max(0, g - inUse) - Math.max(0, g - accounts.inUse(owner));
+        int before = accounts.inUse(owner);
+        unused += Math.max(0, g - inUse) - Math.max(0, g - before);
+        if (owner.drains) {
+            int change = Math.max(0, inUse - g) - Math.max(0, before - g);
+            draining += change;
+            if (change < 0) {
+                spare.drainedLocked(-change);
+            }
+        }
         accounts.setInUse(owner, inUse);
+    }
+
+    /** Free pages no guarantee needs. */
+    @GuardedBy("lock")
+    private int spareLocked() {
+        return Math.max(0, freeCount - unused);
+    }
+
+    /** Returns {@code after} with the spare-page waiters the spare pages serve now. */
+    @GuardedBy("lock")
+    private List<Runnable> spareServedLocked(List<Runnable> after) {
+        return spare.isEmptyLocked() ? after : spare.servedLocked(spareLocked(), after);
     }
 
     /**
@@ -750,7 +835,7 @@ public final class NetworkBufferPool implements AutoCloseable {
                     returnLocked(owner, page.index());
                 }
             }
-            after = serveLocked();
+            after = spareServedLocked(serveLocked());
         } finally {
             lock.unlock();
         }

@@ -10,4 +10,13 @@ package io.railyard.shuffle.buffer;
 public interface RevocationListener {
     /** Asks {@code owner} to recycle up to {@code pages} of the pages it borrowed. */
     void revoke(BufferOwner owner, int pages);
+
+    /**
+     * Whether the owner gives its borrowed pages back by itself as its readers consume them (a
+     * pipelined partition's regions): who needs pages may then wait for them instead of asking
+     * ({@link NetworkBufferPool#drainingPages}). Asked once, at registration. False by default.
+     */
+    default boolean drains() {
+        return false;
+    }
 }

@@ -168,6 +168,33 @@ public final class FrameCodec {
     }
 
     /**
+     * Verifies the checksum of the frame whose header {@code header} views (checked by {@link
+     * #frameLength}) and whose stored payload is {@code stored[position, limit)}, leaving {@code
+     * stored} as it was: a reader that uses an uncompressed payload where it lies (a gate reading a
+     * resident region in place) opens nothing. O(frame); no allocation.
+     *
+     * @throws CorruptPartitionFileException naming {@code at} if the checksum does not match
+     */
+    public void verify(FrameHeader header, ByteBuffer stored, FrameContext at)
+            throws CorruptPartitionFileException {
+        int storedStart = stored.position();
+        int storedEnd = stored.limit();
+        crc.reset();
+        header.updateChecksum(crc);
+        stored.limit(storedEnd).position(storedStart); // the header may share its buffer
+        crc.update(stored);
+        stored.limit(storedEnd).position(storedStart);
+        if ((int) crc.getValue() != header.crc()) {
+            throw at.corrupt("frame checksum mismatch");
+        }
+    }
+
+    /** Whether the frame whose header {@code header} views is stored compressed. */
+    public static boolean isCompressed(FrameHeader header) {
+        return header.codec() != CODEC_NONE;
+    }
+
+    /**
      * Opens the frame whose header {@code header} views (checked by {@link #frameLength}) and whose
      * stored payload is {@code stored[position, limit)}: verifies the checksum, then copies or
      * decompresses the payload into {@code destination} (flipped to the payload). Consumes {@code

@@ -3,17 +3,24 @@ package io.railyard.shuffle.partition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One input channel of a gate: a cursor over the sections of one subpartition of one partition (for
- * a blocking partition: region, byte offset, bytes left in the section, frame order of its lanes;
- * for a hybrid one: its {@link HybridReader}). The cursor fields are confined to the IO thread;
- * {@code done} is volatile. Its turn (waiting, in service) is its gate's, kept by the gate under
- * its lock.
+ * One session of a gate's channel with the IO thread: a cursor over the sections of one
+ * subpartition of one partition — all of a finished blocking partition (region, byte offset, bytes
+ * left in the section, frame order of its lanes), or one region of a hybrid partition that is not
+ * in memory (its {@link HybridReader}). A gate opens one per feed entry it reads from disk and
+ * drops it when the IO thread ended it, so channel state exists only while there is data to read.
+ * The cursor fields are confined to the IO thread; {@code done} is volatile. Its turn (waiting, in
+ * service) is its gate's, kept by the gate under its lock in the session's {@link #slot}.
  */
-final class ChannelReader implements Runnable, SectionCursor {
+final class ChannelReader implements SectionCursor {
     final LocalInputGate gate;
     final int index;
+    final int slot;
     final ResultPartition partition;
     private final int subpartition;
+
+    /** The hybrid region it reads, or null for a blocking partition (all of it). */
+    final @Nullable HybridRegion hybridRegion;
+
     @Nullable ReadFile file;
     boolean started;
     volatile boolean done;
@@ -21,7 +28,7 @@ final class ChannelReader implements Runnable, SectionCursor {
     /** Bytes worth reading for it this turn (its gate's {@link LocalInputGate#turnBytes()}). */
     long turnBytes;
 
-    /** The reader of a hybrid partition, once the IO thread attached it. */
+    /** The reader of a hybrid region, once the IO thread attached it. */
     @Nullable HybridReader hybrid;
 
     int region;
@@ -29,26 +36,30 @@ final class ChannelReader implements Runnable, SectionCursor {
     long remaining;
     final LaneOrder order;
 
-    ChannelReader(LocalInputGate gate, int index, ResultPartition partition, int subpartition) {
+    /**
+     * A session of {@code gate}'s channel {@code index} (the partition's index in its feed) in
+     * session slot {@code slot}, reading {@code subpartition} of {@code partition} — of its region
+     * {@code region} only, for a hybrid partition.
+     */
+    ChannelReader(
+            LocalInputGate gate,
+            int index,
+            int slot,
+            ResultPartition partition,
+            int subpartition,
+            @Nullable HybridRegion region) {
         this.gate = gate;
         this.index = index;
+        this.slot = slot;
         this.partition = partition;
         this.subpartition = subpartition;
+        this.hybridRegion = region;
         this.order = new LaneOrder(subpartition);
     }
 
     @Override
     public int subpartition() {
         return subpartition;
-    }
-
-    /**
-     * Its hybrid partition has new data for it (the reader's waker: the channel itself, so that a
-     * channel carries no callback object of its own).
-     */
-    @Override
-    public void run() {
-        gate.dataAvailable(this);
     }
 
     /** The partition, which must be a blocking one. */

@@ -8,12 +8,12 @@ final class HybridInvariants {
     private HybridInvariants() {}
 
     /**
-     * Checks {@code regions} against the readers' {@code progress}: see {@link
+     * Checks {@code regions}, read by {@code numSubpartitions} subpartitions: see {@link
      * HybridPartition#checkInvariants()}. Called under the partition's lock.
      */
     static void check(
             List<HybridRegion> regions,
-            HybridProgress progress,
+            int numSubpartitions,
             boolean fullMode,
             boolean lost,
             int residentPages) {
@@ -21,11 +21,11 @@ final class HybridInvariants {
         for (HybridRegion region : regions) {
             resident += region.residentPages();
             int need = 0;
-            for (int s = 0; s < progress.size(); s++) {
-                if (progress.needs(s, region)) {
+            for (int s = 0; s < numSubpartitions; s++) {
+                if (region.needs(s)) {
                     need++;
                     if (!lost) {
-                        checkNeededByte(region, s, progress.neededFrom(s, region));
+                        checkNeededByte(region, s, region.neededFrom(s));
                     }
                 }
             }

@@ -7,14 +7,15 @@ import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.topology.PartitionId;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -81,8 +82,30 @@ public final class HybridPartition extends ResultPartition {
     @GuardedBy("this")
     private final List<HybridRegion> regions = new ArrayList<>();
 
+    // Who reads: subpartitions abandoned for good (read once), stream readers attached ever and
+    // now (attach(int, Runnable)), and the feeds whose gates read this partition's regions.
     @GuardedBy("this")
-    private final HybridProgress progress;
+    private final IntOpenHashSet abandoned = new IntOpenHashSet();
+
+    @GuardedBy("this")
+    private final IntOpenHashSet streamReadersEver = new IntOpenHashSet();
+
+    @GuardedBy("this")
+    private int streamReadersNow;
+
+    @GuardedBy("this")
+    private final List<FeedLink> feeds = new ArrayList<>(2);
+
+    // Read once: the subpartitions some reader claimed, and those each claimer claimed — a feed
+    // (for its gates) or a stream reader — a bit per subpartition, made at the first claim.
+    @GuardedBy("this")
+    private @Nullable BitSet claimed;
+
+    @GuardedBy("this")
+    private final IdentityHashMap<Object, BitSet> claims = new IdentityHashMap<>(2);
+
+    /** A feed this partition publishes to, at its index there. */
+    private record FeedLink(PartitionFeed feed, int index) {}
 
     @GuardedBy("this")
     private final HybridTally tally;
@@ -91,10 +114,7 @@ public final class HybridPartition extends ResultPartition {
     private final List<HybridReader> waiting = new ArrayList<>();
 
     @GuardedBy("this")
-    private boolean writerWaiting;
-
-    @GuardedBy("this")
-    private long absentWaitLeftNanos = TimeUnit.MILLISECONDS.toNanos(ABSENT_CONSUMER_WAIT_MILLIS);
+    private final ProducerRoom room = new ProducerRoom();
 
     @GuardedBy("this")
     private boolean finished;
@@ -132,7 +152,6 @@ public final class HybridPartition extends ResultPartition {
         this.io = io;
         this.tally = new HybridTally(worker);
         this.leftovers = leftovers;
-        this.progress = new HybridProgress(numSubpartitions);
     }
 
     /**
@@ -213,44 +232,51 @@ public final class HybridPartition extends ResultPartition {
     }
 
     /**
-     * Pipelined: waits while the partition holds at least {@code bound} resident pages — for as
-     * long as it takes while every subpartition has a consumer attached (consumption makes room),
-     * else for what is left of {@link #ABSENT_CONSUMER_WAIT_MILLIS}. Returns at once for the other
-     * modes, or once the partition is lost. Woken when pages are dropped. The producer's thread.
+     * Pipelined: whether the producer may add data now, without waiting. It may while the partition
+     * holds fewer than {@code bound} resident pages, once the partition is lost (its next write
+     * fails), and for the other modes always. At the bound it should pause — for as long as it
+     * takes while every subpartition has a consumer attached (consumption makes room), else for
+     * what is left of {@link #ABSENT_CONSUMER_WAIT_MILLIS} in all, after which it may go on as
+     * selective. Any thread; O(1) plus the waker's registration.
      *
-     * @throws InterruptedIOException if interrupted while waiting
+     * @param waker run once, on the thread that drops pages or loses the partition, when room may
+     *     have come back (registered only when this returns a pause)
+     * @return 0 if the producer may go on now; otherwise the nanoseconds after which it should look
+     *     again at the latest ({@link Long#MAX_VALUE}: only once {@code waker} runs)
      */
-    void awaitRoom(int bound) throws InterruptedIOException {
+    long roomWaitNanos(int bound, Runnable waker) {
         if (kind != PartitionKind.PIPELINED) {
-            return;
+            return 0;
         }
+        long now = System.nanoTime();
         synchronized (this) {
-            while (lostReason == null && tally.residentPages() >= bound) {
-                boolean everyone = progress.everyAttached();
-                if (!everyone && absentWaitLeftNanos <= 0) {
-                    return; // a consumer without a slot: go on as selective
-                }
-                writerWaiting = true;
+            boolean atBound = lostReason == null && tally.residentPages() >= bound;
+            long pause = room.pauseNanos(now, atBound, everyAttachedLocked(), waker);
+            if (pause > 0) {
                 tally.backpressureWait();
-                long start = System.nanoTime();
-                try {
-                    if (everyone) {
-                        wait();
-                    } else {
-                        TimeUnit.NANOSECONDS.timedWait(this, absentWaitLeftNanos);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException(
-                            "interrupted while '" + name() + "' waited for its consumers");
-                } finally {
-                    writerWaiting = false;
-                    if (!everyone) {
-                        absentWaitLeftNanos -= System.nanoTime() - start;
-                    }
-                }
             }
+            return pause;
         }
+    }
+
+    /** Runs the wakers of a pipelined producer pausing for room, outside the lock. */
+    private void wakeProducer() {
+        List<Runnable> wake;
+        synchronized (this) {
+            wake = room.takeWaiters();
+        }
+        for (Runnable waker : wake) {
+            waker.run();
+        }
+    }
+
+    /** Resident pages of the regions a reader pins now (tests). */
+    synchronized int pinnedPages() {
+        int pinned = 0;
+        for (HybridRegion region : regions) {
+            pinned += region.pinnedPages();
+        }
+        return pinned;
     }
 
     /** Times the pipelined producer waited for its consumers (tests). */
@@ -260,7 +286,11 @@ public final class HybridPartition extends ResultPartition {
 
     /** Readers attached now. */
     synchronized int attachedReaders() {
-        return progress.attachedNow();
+        int now = streamReadersNow;
+        for (FeedLink link : feeds) {
+            now += link.feed().readersNow();
+        }
+        return now;
     }
 
     /**
@@ -303,6 +333,7 @@ public final class HybridPartition extends ResultPartition {
             throws PartitionLostException {
         List<Page> drop = List.of();
         List<HybridReader> wake;
+        List<LocalInputGate> gates = List.of();
         int owed;
         HybridRegion region;
         synchronized (this) {
@@ -317,8 +348,8 @@ public final class HybridPartition extends ResultPartition {
                             pageStart,
                             fileOffset,
                             writeThrough);
-            int readers = progress.readersOf(region);
-            region.setReadersLeft(readers);
+            region.countReaders(abandoned);
+            int readers = region.readersLeft();
             regions.add(region);
             tally.resident(region.residentPages());
             tally.produced(region.length());
@@ -329,10 +360,18 @@ public final class HybridPartition extends ResultPartition {
                 drop = dropLocked(region);
             }
             wake = takeWaitingLocked();
+            for (FeedLink link : feeds) {
+                gates =
+                        plus(
+                                gates,
+                                link.feed()
+                                        .regionPublishedLocked(link.index(), region, readOnce()));
+            }
             owed = region.isResident() ? spillRequests.takeOwed() : 0; // freeable now: ask again
         }
         recycle(drop);
         wakeAll(wake);
+        PartitionFeed.wakeAll(gates);
         requestSpill(owed);
         return region;
     }
@@ -353,11 +392,16 @@ public final class HybridPartition extends ResultPartition {
     /** The producer finished: readers past the last region end. */
     void finishProducing() {
         List<HybridReader> wake;
+        List<LocalInputGate> gates = List.of();
         synchronized (this) {
             finished = true;
             wake = takeWaitingLocked();
+            for (FeedLink link : feeds) {
+                gates = plus(gates, link.feed().partitionFinishedLocked(link.index()));
+            }
         }
         wakeAll(wake);
+        PartitionFeed.wakeAll(gates);
     }
 
     /**
@@ -398,8 +442,10 @@ public final class HybridPartition extends ResultPartition {
     // ---- readers (the IO thread) ----
 
     /**
-     * Attaches a reader of {@code subpartition}, at the first frame; {@code waker} runs when data
-     * arrives for it after it found none (or the partition is lost).
+     * Attaches a reader of the whole stream of {@code subpartition}, at the first frame; {@code
+     * waker} runs when data arrives for it after it found none (or the partition is lost). A gate
+     * reads through a {@link PartitionFeed} instead, one region at a time; this reader is for a
+     * consumer that reads one partition on its own.
      *
      * @throws PartitionLostException if the partition is lost, or (selective) the subpartition was
      *     read before
@@ -408,27 +454,63 @@ public final class HybridPartition extends ResultPartition {
         checkSubpartition(subpartition);
         synchronized (this) {
             checkNotLostLocked();
-            if (!progress.attach(subpartition, readOnce())) {
-                throw new PartitionLostException(
-                        id(),
-                        "subpartition "
-                                + subpartition
-                                + " of this "
-                                + (kind == PartitionKind.PIPELINED
-                                        ? "pipelined"
-                                        : "hybrid-selective")
-                                + " partition was read before and its data is gone (consumed"
-                                + " data is kept nowhere); the producer must run again",
-                        null);
+            if (!claimLocked(subpartition, new Object())
+                    || (readOnce() && readBeforeLocked(subpartition))) {
+                throw readBefore(subpartition);
+            }
+            streamReadersEver.add(subpartition);
+            streamReadersNow++;
+        }
+        return new HybridReader(this, subpartition, waker, 0, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Attaches a reader of {@code subpartition}'s section of {@code region} only (a gate's read of
+     * one feed entry from disk, on the IO thread): it ends at the section's end.
+     *
+     * @throws PartitionLostException if the partition is lost, or (selective) the subpartition read
+     *     the region before
+     */
+    HybridReader attach(int subpartition, HybridRegion region, PartitionFeed feed)
+            throws PartitionLostException {
+        checkSubpartition(subpartition);
+        synchronized (this) {
+            checkNotLostLocked();
+            if (!claimLocked(subpartition, feed)
+                    || (readOnce() && region.hasPassed(subpartition))) {
+                throw readBefore(subpartition);
             }
         }
-        return new HybridReader(this, subpartition, waker);
+        return new HybridReader(this, subpartition, () -> {}, region.index(), region.index() + 1);
+    }
+
+    @GuardedBy("this")
+    private boolean readBeforeLocked(int subpartition) {
+        for (HybridRegion region : regions) {
+            if (region.hasPassed(subpartition)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private PartitionLostException readBefore(int subpartition) {
+        return new PartitionLostException(
+                id(),
+                "subpartition "
+                        + subpartition
+                        + " of this "
+                        + (kind == PartitionKind.PIPELINED ? "pipelined" : "hybrid-selective")
+                        + " partition was read before and its data is gone (consumed"
+                        + " data is kept nowhere); the producer must run again",
+                null);
     }
 
     /**
      * Points {@code reader} at where its next bytes are: in memory (the region is pinned until
      * {@link #consumed}), on disk, nowhere yet (the reader is parked and woken by the next region),
-     * or nowhere at all (the end). Moves the reader past sections it finished.
+     * or nowhere at all (the end, or the end of the regions it reads). Moves the reader past
+     * sections it finished.
      *
      * @throws PartitionLostException if the partition is lost
      */
@@ -449,6 +531,9 @@ public final class HybridPartition extends ResultPartition {
             throws IOException {
         int s = reader.subpartition();
         while (true) {
+            if (reader.region() >= reader.endRegion()) {
+                return HybridReader.Where.END;
+            }
             if (reader.region() >= regions.size()) {
                 if (finished) {
                     return HybridReader.Where.END;
@@ -483,7 +568,9 @@ public final class HybridPartition extends ResultPartition {
         List<Page> drop = List.of();
         synchronized (this) {
             HybridRegion pinned = reader.advance(bytes);
-            progress.took(reader.subpartition(), reader.region(), reader.offset());
+            if (reader.region() < regions.size()) {
+                regions.get(reader.region()).took(reader.subpartition(), reader.offset());
+            }
             tally.read(bytes, fromMemory);
             if (fromMemory) {
                 drop = droppedLocked(Objects.requireNonNull(pinned).unpin());
@@ -494,7 +581,9 @@ public final class HybridPartition extends ResultPartition {
 
     /**
      * {@code reader} stops: at the end ({@code completed}), or abandoned (its gate closed or
-     * failed). An abandoned selective subpartition's data can never be read again and is dropped.
+     * failed). An abandoned selective subpartition's data can never be read again and is dropped:
+     * all of it for a stream reader, the region's section for a reader of one region (its gate lets
+     * go of the rest).
      */
     void detach(HybridReader reader, boolean completed) {
         List<Page> drop = new ArrayList<>(0);
@@ -504,16 +593,196 @@ public final class HybridPartition extends ResultPartition {
             if (pinned != null) {
                 drop.addAll(droppedLocked(pinned.unpin()));
             }
-            progress.detach();
             int s = reader.subpartition();
+            boolean stream = reader.endRegion() == Integer.MAX_VALUE;
+            if (stream) {
+                streamReadersNow--;
+            }
             if (!completed && readOnce()) {
-                int first = progress.abandon(s);
-                for (int r = Math.max(0, first); first >= 0 && r < regions.size(); r++) {
+                if (stream) {
+                    abandoned.add(s);
+                }
+                int last = Math.min(regions.size(), reader.endRegion());
+                for (int r = Math.min(reader.region(), last); r < last; r++) {
                     passRegionLocked(regions.get(r), s, drop);
                 }
             }
         }
         recycle(drop);
+    }
+
+    // ---- feeds: gates read one region at a time ----
+
+    /**
+     * {@code feed} reads this partition as its partition {@code index}: every region published so
+     * far and every later one becomes an entry there, and so does the end of production. O(regions
+     * so far).
+     */
+    void attachFeed(PartitionFeed feed, int index) {
+        List<LocalInputGate> gates = List.of();
+        synchronized (this) {
+            feeds.add(new FeedLink(feed, index));
+            for (HybridRegion region : regions) {
+                gates = plus(gates, feed.regionPublishedLocked(index, region, readOnce()));
+            }
+            if (finished) {
+                gates = plus(gates, feed.partitionFinishedLocked(index));
+            }
+        }
+        PartitionFeed.wakeAll(gates);
+        PartitionLostException lost = lostException();
+        if (lost != null) {
+            feed.fail(lost);
+        }
+    }
+
+    /** {@code feed} reads this partition no more. O(feeds). */
+    void detachFeed(PartitionFeed feed) {
+        synchronized (this) {
+            feeds.removeIf(link -> link.feed() == feed);
+        }
+    }
+
+    /** The feeds reading this partition now, to tell them it is lost. */
+    private synchronized List<PartitionFeed> feeds() {
+        List<PartitionFeed> all = new ArrayList<>(feeds.size());
+        for (FeedLink link : feeds) {
+            all.add(link.feed());
+        }
+        return all;
+    }
+
+    /**
+     * For a gate reading {@code subpartition}'s section of {@code region} in memory, on its own
+     * thread: pins the region's pages and returns them, or null, pinning nothing, when the region
+     * is not in memory (the gate then reads it from disk through the IO thread). The gate ends the
+     * read with {@link #readInMemory}.
+     *
+     * @throws PartitionLostException if the partition is lost, or (selective) the subpartition read
+     *     the region before
+     */
+    Page @Nullable [] pinForReading(HybridRegion region, int subpartition, PartitionFeed feed)
+            throws PartitionLostException {
+        synchronized (this) {
+            checkNotLostLocked();
+            if (!claimLocked(subpartition, feed)
+                    || (readOnce() && region.hasPassed(subpartition))) {
+                throw readBefore(subpartition);
+            }
+            return region.pin();
+        }
+    }
+
+    /**
+     * Read once: claims {@code subpartition} for the gates of {@code feed} before they read
+     * anything (a gate opened on partitions of its own claims them as it opens). O(1).
+     *
+     * @throws PartitionLostException if another reader claimed it: it was read before
+     */
+    void claim(int subpartition, PartitionFeed feed) throws PartitionLostException {
+        checkSubpartition(subpartition);
+        synchronized (this) {
+            if (!claimLocked(subpartition, feed)) {
+                throw readBefore(subpartition);
+            }
+        }
+    }
+
+    /**
+     * Read once: claims {@code subpartition} for {@code owner} (a feed, whose gates read it on, or
+     * a stream reader) at its first read; false if another owner has claimed it. Always true for a
+     * partition read again and again. O(1): a bit per subpartition claimed, and one per
+     * subpartition each claimer claimed (a partition is read by a feed per worker of its
+     * consumers).
+     */
+    @GuardedBy("this")
+    private boolean claimLocked(int subpartition, Object owner) {
+        if (!readOnce()) {
+            return true;
+        }
+        BitSet any = claimed;
+        if (any == null) {
+            any = new BitSet(numSubpartitions());
+            claimed = any;
+        }
+        BitSet mine = claims.get(owner);
+        if (any.get(subpartition)) {
+            return mine != null && mine.get(subpartition);
+        }
+        if (mine == null) {
+            mine = new BitSet(); // grows to the claimer's highest subpartition
+            claims.put(owner, mine);
+        }
+        any.set(subpartition);
+        mine.set(subpartition);
+        return true;
+    }
+
+    /**
+     * A gate finished its in-memory read of {@code subpartition}'s section of {@code region},
+     * {@code bytes} of it, and every buffer it handed out of it came back (or, with {@code
+     * completed} false, the gate abandoned it): the subpartition passed the region, and the pin of
+     * {@link #pinForReading} ends.
+     */
+    void readInMemory(HybridRegion region, int subpartition, int bytes, boolean completed) {
+        List<Page> drop = new ArrayList<>(0);
+        synchronized (this) {
+            tally.read(bytes, true);
+            if (completed || readOnce()) {
+                passRegionLocked(region, subpartition, drop);
+            }
+            drop.addAll(droppedLocked(region.unpin()));
+        }
+        recycle(drop);
+    }
+
+    /**
+     * A gate of {@code feed} reading {@code subpartition} lets go of {@code region} without reading
+     * it (it was closed first): for a partition read once, its data there is dropped — unless
+     * another reader claimed the subpartition (then it is not this gate's to drop).
+     */
+    void abandonRegion(HybridRegion region, int subpartition, PartitionFeed feed) {
+        if (!readOnce()) {
+            return;
+        }
+        List<Page> drop = new ArrayList<>(0);
+        synchronized (this) {
+            if (claimLocked(subpartition, feed)) { // not another reader's data
+                passRegionLocked(region, subpartition, drop);
+            }
+        }
+        recycle(drop);
+    }
+
+    /** Whether each subpartition can be read only once (selective and pipelined). */
+    boolean isReadOnce() {
+        return readOnce();
+    }
+
+    /**
+     * Whether every subpartition has had a reader: through a feed's gate or a stream reader. The
+     * feeds each count their own gates' subpartitions, so a subpartition read through two feeds
+     * (two workers of a consumer group) counts once per feed — there is one per subpartition.
+     */
+    @GuardedBy("this")
+    private boolean everyAttachedLocked() {
+        int ever = streamReadersEver.size();
+        for (FeedLink link : feeds) {
+            ever += link.feed().readersEver();
+        }
+        return ever >= numSubpartitions();
+    }
+
+    private static <T> List<T> plus(List<T> a, List<T> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        if (a.isEmpty()) {
+            return b;
+        }
+        List<T> both = new ArrayList<>(a);
+        both.addAll(b);
+        return both;
     }
 
     /** The partition's failure as an exception for a reader, or null while it is readable. */
@@ -537,7 +806,7 @@ public final class HybridPartition extends ResultPartition {
     synchronized void checkInvariants() {
         HybridInvariants.check(
                 regions,
-                progress,
+                numSubpartitions(),
                 kind == PartitionKind.HYBRID_FULL,
                 lostReason != null,
                 tally.residentPages());
@@ -547,17 +816,14 @@ public final class HybridPartition extends ResultPartition {
 
     @GuardedBy("this")
     private void advanceLocked(HybridReader reader, List<Page> drop) {
-        int s = reader.subpartition();
-        if (progress.leave(s, reader.region())) {
-            passRegionLocked(regions.get(reader.region()), s, drop);
-        }
+        passRegionLocked(regions.get(reader.region()), reader.subpartition(), drop);
         reader.nextRegion();
     }
 
     /** Subpartition {@code s} no longer needs {@code region}. */
     @GuardedBy("this")
     private void passRegionLocked(HybridRegion region, int s, List<Page> drop) {
-        if (region.holdsDataFor(s) && region.oneReaderLess()) {
+        if (region.pass(s)) {
             drop.addAll(dropLocked(region));
         }
     }
@@ -581,10 +847,7 @@ public final class HybridPartition extends ResultPartition {
             return List.of();
         }
         tally.resident(-pages.length);
-        if (writerWaiting) {
-            notifyAll(); // room for a pipelined producer
-        }
-        return List.of(pages);
+        return List.of(pages); // recycle() then wakes a pipelined producer pausing for room
     }
 
     /**
@@ -608,9 +871,6 @@ public final class HybridPartition extends ResultPartition {
         if (lostReason == null) {
             lostReason = reason;
             lostCause = cause;
-        }
-        if (writerWaiting) {
-            notifyAll(); // a pipelined producer waits no more: it fails at once
         }
     }
 
@@ -690,7 +950,7 @@ public final class HybridPartition extends ResultPartition {
             }
             from = new int[victims.size()][];
             for (int v = 0; v < victims.size(); v++) {
-                from[v] = progress.unconsumedFrom(victims.get(v));
+                from[v] = victims.get(v).unconsumedFrom();
             }
         }
         recycle(drop);
@@ -755,6 +1015,13 @@ public final class HybridPartition extends ResultPartition {
 
     private void finishLoss(List<Page> drop, List<HybridReader> wake) {
         recycle(drop);
+        wakeProducer(); // a pipelined producer pauses no more: it fails at its next write
+        PartitionLostException lost = lostException();
+        if (lost != null) {
+            for (PartitionFeed feed : feeds()) {
+                feed.fail(lost); // its gates fail now, not when they reach this partition
+            }
+        }
         files.close();
         wakeAll(wake);
         closeOwnerIfIdle();
@@ -765,6 +1032,7 @@ public final class HybridPartition extends ResultPartition {
             owner.recycle(pages.get(i));
         }
         if (!pages.isEmpty()) {
+            wakeProducer(); // room for a pipelined producer
             closeOwnerIfIdle();
         }
     }

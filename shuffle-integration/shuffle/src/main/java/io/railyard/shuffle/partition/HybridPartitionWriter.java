@@ -6,9 +6,7 @@ import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.buffer.Page;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -52,11 +50,13 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     private final HybridPartition partition;
     private final NetworkBufferPool pool;
     private final BufferOwner owner;
-    private final FileChannel data;
+    private final DataFile data;
     private final int memoryLimitPages;
     private final double spillFraction;
     private final int attachedForResidence;
     private final int pipelinedBound;
+    private final @Nullable PoolRoom poolRoom; // pipelined: when to pause for the pool
+    private boolean roomChecked; // pipelined: resident pages did not grow since the last check
     private long dataEnd;
 
     /**
@@ -67,7 +67,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
             ShuffleOptions options,
             NetworkBufferPool pool,
             List<Page> pages,
-            FileChannel data,
+            DataFile data,
             LongAdder workerBytesWritten,
             LeftoverFiles leftovers) {}
 
@@ -89,6 +89,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
                 (int) Math.floor(options.hybridMemoryFraction() * pool.totalPages());
         this.spillFraction = options.hybridSpillFraction();
         this.pipelinedBound = pipelinedBoundPages(options);
+        this.poolRoom = partition.kind() == PartitionKind.PIPELINED ? new PoolRoom(pool) : null;
         this.attachedForResidence =
                 (int)
                         Math.ceil(
@@ -235,6 +236,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
             throws IOException {
         boolean full = partition.kind() == PartitionKind.HYBRID_FULL;
         HybridRegion region;
+        sealed();
         try {
             region = partition.publishResident(broadcast, sectionStart, pages, starts, full);
         } catch (PartitionLostException lost) {
@@ -248,7 +250,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
             ByteBuffer[] views = region.views(0, region.length());
             long written = 0;
             while (written < region.length()) {
-                long now = data.write(views);
+                long now = data.channel().write(views);
                 written += now;
                 addWritten(now); // per call: a failure after a short write names every byte
             }
@@ -260,6 +262,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     /** Publishes a region written to the data file at {@code fileOffset} only. */
     final void publishOnDisk(boolean broadcast, int[] sectionStart, long fileOffset)
             throws PartitionLostException {
+        sealed();
         partition.publishOnDisk(broadcast, sectionStart, fileOffset);
     }
 
@@ -267,7 +270,7 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     final void writeData(ByteBuffer page) throws IOException {
         long written = 0;
         while (page.hasRemaining()) {
-            int now = data.write(page);
+            int now = data.channel().write(page);
             written += now;
             addWritten(now); // per call: a failure after a short write names every byte
         }
@@ -275,15 +278,47 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
     }
 
     /**
-     * A page beyond the guarantee, or null: when the pool is at the memory fraction (the IO thread
-     * is then asked to free some of this partition's resident pages) or cannot lend. A pipelined
-     * partition first waits for room ({@link HybridPartition#awaitRoom}).
-     *
-     * @throws InterruptedIOException if interrupted while waiting for room
+     * Whether the producer should pause before its next record; never for the hybrid kinds. A
+     * {@link PartitionKind#PIPELINED pipelined} producer pauses at its partition's bound of
+     * unconsumed pages ({@link #pipelinedBoundPages}; see {@link HybridPartition#roomWaitNanos}),
+     * and before its buffer holds more than the worker's pool could lend it as a resident region
+     * while pages lent to pipelined partitions would cover it once consumed ({@link PoolRoom}).
+     * Checked between records: a producer that goes on seals at most the region its next record
+     * completes beyond it. O(1); the partition's lock is taken only after a region was published
+     * and while paused, the pool's once per page buffered.
      */
-    final @Nullable Page borrow() throws InterruptedIOException {
-        partition.awaitRoom(pipelinedBound);
-        if (pool.pagesInUse() >= memoryLimitPages) {
+    @Override
+    public final long roomWaitNanos(Runnable waker) {
+        if (poolRoom == null) {
+            return 0;
+        }
+        if (!roomChecked) {
+            long pause = partition.roomWaitNanos(pipelinedBound, waker);
+            if (pause > 0) {
+                return pause;
+            }
+            roomChecked = true; // resident pages only shrink until this writer publishes again
+        }
+        return poolRoom.pauseNanos(pagesToSeal(), waker);
+    }
+
+    /** Pages sealing what is buffered now would borrow (0: the writer does not pause for them). */
+    abstract int pagesToSeal();
+
+    private void sealed() {
+        roomChecked = false;
+        if (poolRoom != null) {
+            poolRoom.sealed();
+        }
+    }
+
+    /**
+     * A page beyond the guarantee, or null: when the pool cannot lend, or, for the hybrid kinds, is
+     * at the memory fraction (the IO thread is then asked to free some of this partition's resident
+     * pages; a pipelined producer pauses instead, {@link #roomWaitNanos}). Never waits.
+     */
+    final @Nullable Page borrow() {
+        if (poolRoom == null && pool.pagesInUse() >= memoryLimitPages) {
             int resident = partition.residentPages();
             if (resident > 0) {
                 partition.requestSpill((int) Math.ceil(spillFraction * resident));

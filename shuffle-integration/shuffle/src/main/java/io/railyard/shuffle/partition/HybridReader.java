@@ -56,8 +56,9 @@ final class HybridReader {
     // channels that each get little) does not carry one.
     private @Nullable FrameHeader memoryHeader;
 
-    // The cursor: region, and byte of its section.
+    // The cursor: region, and byte of its section; the end of the regions it reads.
     private int region;
+    private final int endRegion;
     private int offset;
     // The current extent, set by the partition (atMemory, atDisk): bytes left of the section, and
     // either a pinned region's pages with the stream offset of the next byte, or a file position.
@@ -71,12 +72,31 @@ final class HybridReader {
     private final LaneOrder order; // continuity: the next frame numbers
     private int took;
 
-    /** A reader of {@code subpartition} at its first frame; {@code waker} runs on new data. */
-    HybridReader(HybridPartition partition, int subpartition, Runnable waker) {
+    /**
+     * A reader of {@code subpartition}'s sections of regions {@code [fromRegion, endRegion)}, at
+     * the first frame of the first ({@code endRegion} {@link Integer#MAX_VALUE}: the whole stream,
+     * from region 0); {@code waker} runs on new data. A reader that starts past region 0 does not
+     * know the number of its lanes' first frames: it checks that they follow each other from the
+     * first it reads.
+     */
+    HybridReader(
+            HybridPartition partition,
+            int subpartition,
+            Runnable waker,
+            int fromRegion,
+            int endRegion) {
         this.partition = partition;
         this.subpartition = subpartition;
-        this.order = new LaneOrder(subpartition);
+        this.order =
+                fromRegion == 0 ? new LaneOrder(subpartition) : LaneOrder.fromAny(subpartition);
         this.waker = waker;
+        this.region = fromRegion;
+        this.endRegion = endRegion;
+    }
+
+    /** The end of the regions it reads (exclusive), or {@link Integer#MAX_VALUE}. */
+    int endRegion() {
+        return endRegion;
     }
 
     /** The partition read. */

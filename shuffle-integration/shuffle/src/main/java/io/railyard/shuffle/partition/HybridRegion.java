@@ -2,7 +2,11 @@ package io.railyard.shuffle.partition;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.buffer.Page;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntSet;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -71,6 +75,19 @@ final class HybridRegion {
     @GuardedBy("partition")
     private int readersLeft;
 
+    /** Subpartitions that have read the region (passed it); null while none has. */
+    @GuardedBy("partition")
+    private @Nullable BitSet passed;
+
+    /**
+     * Bytes of their section the subpartitions midway through it have taken (their readers'
+     * high-water mark), which a spill keeps from; null while none is midway.
+     */
+    @GuardedBy("partition")
+    private @Nullable Int2IntOpenHashMap midway;
+
+    private final int numSubpartitions;
+
     /**
      * Region {@code index} of {@code partition}: resident in {@code pages} (with {@code
      * writeThrough} if a write to the data file follows at once) when {@code pages} is not null,
@@ -86,6 +103,7 @@ final class HybridRegion {
             long fileOffset,
             boolean writeThrough) {
         this.partition = partition;
+        this.numSubpartitions = partition.numSubpartitions();
         this.index = index;
         this.broadcast = broadcast;
         this.sectionStart = sectionStart;
@@ -93,6 +111,11 @@ final class HybridRegion {
         this.pages = pages;
         this.fileOffset = fileOffset;
         this.writing = writeThrough;
+    }
+
+    /** The partition whose region it is. */
+    HybridPartition partition() {
+        return partition;
     }
 
     /** The region's number in its partition. */
@@ -196,6 +219,14 @@ final class HybridRegion {
         }
     }
 
+    /** Pages in memory that a reader pins now (0 when none does). */
+    int pinnedPages() {
+        synchronized (partition) {
+            Page[] held = pages;
+            return held == null || pins == 0 ? 0 : held.length;
+        }
+    }
+
     /** Whether the region's pages are in memory. */
     boolean isResident() {
         synchronized (partition) {
@@ -203,18 +234,114 @@ final class HybridRegion {
         }
     }
 
-    /** The number of subpartitions that still have to read the region, counted at publishing. */
-    void setReadersLeft(int readers) {
+    /**
+     * Counts, at publishing, the subpartitions that have to read the region: those it holds data
+     * for but {@code gone} (abandoned for good), which count as having read it. O(sections + gone).
+     */
+    void countReaders(IntSet gone) {
         synchronized (partition) {
+            int readers = 0;
+            if (broadcast) {
+                readers = sectionLength(0) > 0 ? numSubpartitions : 0;
+            } else {
+                for (int s = 0; s < sections(); s++) {
+                    readers += sectionLength(s) > 0 ? 1 : 0;
+                }
+            }
             readersLeft = readers;
+            for (int s : gone) {
+                pass(s);
+            }
         }
     }
 
-    /** One subpartition less has to read the region; true if none is left. */
-    boolean oneReaderLess() {
+    /** Subpartitions that still have to read the region. */
+    int readersLeft() {
         synchronized (partition) {
+            return readersLeft;
+        }
+    }
+
+    /** Whether subpartition {@code s} has read the region (passed it). */
+    boolean hasPassed(int s) {
+        synchronized (partition) {
+            BitSet read = passed;
+            return read != null && read.get(s);
+        }
+    }
+
+    /** Whether subpartition {@code s} still has to read the region: data for it, not passed. */
+    boolean needs(int s) {
+        return holdsDataFor(s) && !hasPassed(s);
+    }
+
+    /**
+     * Subpartition {@code s} no longer needs the region (it read it, or was abandoned); true if
+     * that was news and no subpartition needs it any more — then the caller drops its pages. O(1).
+     */
+    boolean pass(int s) {
+        synchronized (partition) {
+            if (!needs(s)) {
+                return false;
+            }
+            BitSet read = passed;
+            if (read == null) {
+                read = new BitSet(numSubpartitions);
+                passed = read;
+            }
+            read.set(s);
+            Int2IntOpenHashMap taken = midway;
+            if (taken != null) {
+                taken.remove(s);
+            }
             readersLeft--;
             return readersLeft == 0;
+        }
+    }
+
+    /** A reader of {@code s} took its section up to byte {@code offset} (unless it passed). */
+    void took(int s, int offset) {
+        synchronized (partition) {
+            if (!needs(s)) {
+                return;
+            }
+            Int2IntOpenHashMap taken = midway;
+            if (taken == null) {
+                taken = new Int2IntOpenHashMap();
+                midway = taken;
+            }
+            taken.put(s, Math.max(taken.get(s), offset));
+        }
+    }
+
+    /** The first byte of its section that {@code s} still needs (its length once it passed). */
+    int neededFrom(int s) {
+        synchronized (partition) {
+            if (hasPassed(s)) {
+                return holdsDataFor(s) ? sectionLength(section(s)) : 0;
+            }
+            Int2IntOpenHashMap taken = midway;
+            return taken == null ? 0 : taken.get(s);
+        }
+    }
+
+    /**
+     * Per section: the first byte some subpartition still needs, or -1 where none needs anything.
+     * O(sections), or O(subpartitions) for a broadcast region; allocates the array.
+     */
+    int[] unconsumedFrom() {
+        synchronized (partition) {
+            int[] from = new int[sections()];
+            Arrays.fill(from, -1);
+            int subpartitions = broadcast ? numSubpartitions : sections();
+            for (int s = 0; s < subpartitions; s++) {
+                if (needs(s)) {
+                    int section = section(s);
+                    int at = neededFrom(s);
+                    from[section] = from[section] < 0 ? at : Math.min(from[section], at);
+                }
+            }
+            return from;
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -427,7 +428,11 @@ final class IoScheduler implements AutoCloseable {
             if (reader == null) {
                 channel.started = true;
                 HybridPartition partition = (HybridPartition) channel.partition;
-                reader = partition.attach(channel.subpartition(), channel);
+                reader =
+                        partition.attach(
+                                channel.subpartition(),
+                                Objects.requireNonNull(channel.hybridRegion),
+                                channel.gate.feed());
                 channel.hybrid = reader;
             }
             hybridSink.channel = channel;
@@ -471,7 +476,7 @@ final class IoScheduler implements AutoCloseable {
             ChannelReader channel, FrameHeader header, ByteBuffer stored, FrameContext at)
             throws CorruptPartitionFileException {
         LocalInputGate.LocalBuffer buffer =
-                channel.gate.tryTake(channel, header.uncompressedLength());
+                channel.gate.tryTake(channel.index, header.uncompressedLength());
         if (buffer == null) {
             return false;
         }

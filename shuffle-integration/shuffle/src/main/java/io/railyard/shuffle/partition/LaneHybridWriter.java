@@ -67,6 +67,12 @@ final class LaneHybridWriter extends HybridPartitionWriter {
         }
     }
 
+    /** Each full lane page is published at once, alone: nothing to pause for. */
+    @Override
+    int pagesToSeal() {
+        return 0;
+    }
+
     @Override
     void append(ByteBuffer record, int subpartition) throws IOException {
         add(record, subpartition, UNICAST);

@@ -12,12 +12,35 @@ import io.railyard.shuffle.format.FrameHeader;
  * its reader's thread; O(1), allocating only the exception it throws.
  */
 final class LaneOrder {
+    private static final int ANY = -1;
+
     private final int subpartition;
     private int lane;
     private int broadcast;
 
+    /** The order of a reader from a lane's first frame, numbered 0. */
     LaneOrder(int subpartition) {
         this.subpartition = subpartition;
+    }
+
+    private LaneOrder(int subpartition, int first) {
+        this.subpartition = subpartition;
+        this.lane = first;
+        this.broadcast = first;
+    }
+
+    /**
+     * The order of a reader that starts in the middle of its lanes (one region of a stream): the
+     * first frame of each lane may have any number, the next ones follow it.
+     */
+    static LaneOrder fromAny(int subpartition) {
+        return new LaneOrder(subpartition, ANY);
+    }
+
+    /** Starts again in the middle of its lanes, as {@link #fromAny} does. */
+    void restartAnywhere() {
+        lane = ANY;
+        broadcast = ANY;
     }
 
     /**
@@ -37,7 +60,7 @@ final class LaneOrder {
             throw at.corrupt(
                     "frame of lane " + frameLane + " in a section of subpartition " + subpartition);
         }
-        if (header.sequence() != expected) {
+        if (expected != ANY && header.sequence() != expected) {
             throw at.corrupt("frame number " + header.sequence() + ", expected " + expected);
         }
     }
@@ -45,9 +68,9 @@ final class LaneOrder {
     /** Counts {@code header}'s frame as read (checked by {@link #check}). */
     void count(FrameHeader header) {
         if (header.lane() == FrameCodec.BROADCAST_LANE) {
-            broadcast++;
+            broadcast = header.sequence() + 1;
         } else {
-            lane++;
+            lane = header.sequence() + 1;
         }
     }
 }

@@ -8,58 +8,70 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@link InputGate} of partitions its own worker holds: one channel per (partition,
- * subpartition) it reads; buffers arrive from any channel, in order within each channel, decoded
- * and checked by the worker's IO scheduler.
+ * The {@link InputGate} of partitions in its worker's process: it reads subpartition {@code s} of
+ * every partition of a {@link PartitionFeed}, following the feed's log with one cursor; buffers
+ * arrive from any channel (channel {@code i} is the feed's partition {@code i}), in order within
+ * each channel.
  *
  * <h2>Design notes</h2>
  *
  * <ul>
+ *   <li>State per channel only while it has data: the gate keeps a cursor into its feed, the region
+ *       it reads in memory now, and at most {@value #MAX_SESSIONS} sessions with the IO thread
+ *       ({@link ChannelReader}, one per entry read from disk) — whatever its number of channels. A
+ *       channel with nothing for this gate costs it nothing.
+ *   <li>Memory reads on the consumer's thread: a region of a hybrid or pipelined partition that is
+ *       still in memory is read where it lies, by {@link #poll()}: its frames are checked and
+ *       handed over as views of the region's pages (pinned until the last is recycled), without the
+ *       IO thread and without a copy. Only what is on disk — blocking partitions, regions written
+ *       out or spilled — goes through the IO thread.
+ *   <li>Order: the entries of one partition are read one after another (an entry waits while an
+ *       earlier one of its partition is still with the IO thread), and the cursor moves only once
+ *       every buffer the IO thread handed over was polled, so a channel's buffers keep their order.
  *   <li>Memory: the gate is one buffer-pool owner guaranteed {@code shuffle.read.gate-pages} pages
- *       whatever its number of channels, and never holds more.
- *   <li>Turns: channels that want data wait in a FIFO; the gate hands them to the IO scheduler
- *       while it has a free page and fewer channels in service than its pages and {@value
- *       #MAX_IN_SERVICE}. Before reading for a channel the IO thread asks the gate how much it can
- *       take now ({@link #turnBytes()}: the room left in its pages, at most {@value
- *       #MAX_TURN_PAGES} pages), and reads no more. Nothing is reserved per channel: a gate of
- *       1,000 channels whose sections are 1 KiB keeps most of its channels in service at once, so
- *       the IO thread can serve the same file for many gates in one read (it also gives a waiting
- *       channel of another gate its turn early when that gate has room). So the IO thread never
- *       waits for a page; channels are served round-robin; every page is either queued for the
- *       consumer or held by it: a consumer that recycles what it polls never waits for memory, in
- *       any consumption order. A consumer that holds buffers of every channel at once (a merge)
- *       needs gate pages ≥ channels.
+ *       for what the IO thread reads (and for compressed frames read in memory), and never holds
+ *       more. Sessions wait in a FIFO for a turn; the gate hands them to the IO scheduler while it
+ *       has a free page and fewer than its pages and {@value #MAX_IN_SERVICE} in service, and the
+ *       IO thread reads no more for a session than the gate can take now ({@link #turnBytes()}), so
+ *       it never waits for a page.
  *   <li>Batching: what the IO thread decodes for a gate during one round is handed over at its end
- *       in one lock with at most one wake-up ({@link #publish}), and {@link #poll()} takes every
- *       published buffer in one lock, so neither side pays a lock or a wake-up per buffer.
- *   <li>Packing: small buffers of any channels are slices of the gate's current page; a new page is
- *       taken only while the gate holds fewer than its pages, and a page goes back to the pool when
- *       its last slice is recycled.
+ *       in one lock with at most one wake-up ({@link #publish}); {@link #poll()} takes every
+ *       published buffer in one lock; small buffers share the gate's current page.
  * </ul>
  *
  * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
- * #close()} are called by the consumer; buffers may be recycled from any thread. The gate's monitor
- * guards its queue, its channels' turns and its pages' accounting; its place in the lock order is
- * in the {@code io.railyard.shuffle} package documentation. A few fields are written under it and
- * read without it by the IO thread ({@link #turnBytes()}) or the consumer's fast path ({@link
- * #poll()}): they are volatile, and those reads are the only accesses outside the lock.
+ * #close()} are called by the consumer, and the cursor and the region read in memory are its own;
+ * buffers may be recycled from any thread. The gate's monitor guards its queue, its sessions' turns
+ * and its pages' accounting; its place in the lock order is in the {@code io.railyard.shuffle}
+ * package documentation. A few fields are written under it and read without it by the IO thread
+ * ({@link #turnBytes()}) or the consumer's fast path ({@link #poll()}): they are volatile, and
+ * those reads are the only accesses outside the lock.
  */
 final class LocalInputGate implements InputGate {
-    /** Pages one channel's turn may read at most (one when channels outnumber pages / this). */
+    /** Pages one session's turn may read at most (one when the gate has few pages per session). */
     static final int MAX_TURN_PAGES = 4;
 
     /**
-     * Channels of one gate in the IO scheduler's hands at once (or fewer, its pages). Few enough
-     * that most of a 1,000-channel gate's channels still wait when another gate's read passes their
-     * file, so they join it; 8, 16 and 64 measured alike at 1,000 × 1,000 on this machine, with the
-     * fewest reads at 8 and 16.
+     * Sessions of one gate in the IO scheduler's hands at once (or fewer, its pages). Few enough
+     * that other sessions of a gate still wait when another gate's read passes their file, so they
+     * join it; 8, 16 and 64 measured alike at 1,000 × 1,000 on this machine, with the fewest reads
+     * at 8 and 16.
      */
     static final int MAX_IN_SERVICE = 16;
+
+    /**
+     * Sessions a gate keeps open at once: four times those in service. Some wait while others are
+     * read, where a read of another gate may join them, and the IO thread has four rounds of work
+     * before a consumer that lags behind must open more: with twice as many, a consumer a few
+     * rounds late left the IO thread rounds of a session or two (seen in ReadHandOffTest).
+     */
+    static final int MAX_SESSIONS = 4 * MAX_IN_SERVICE;
 
     /**
      * The longest a consumer is left unwoken while data is published for it (nanoseconds): the
@@ -67,30 +79,43 @@ final class LocalInputGate implements InputGate {
      */
     static final long MAX_WAKE_DELAY = 1_000_000;
 
-    // A channel's turn, as bits of turns[channel.index]: it waits in the FIFO (WANTING); the IO
-    // thread has its turn, from dispatch to served (IN_SERVICE); data arrived meanwhile (ARRIVED).
+    /** Feed entries the consumer copies at a time. */
+    private static final int BATCH = 64;
+
+    // A session's turn, as bits of turns[session.slot]: it waits in the FIFO (WANTING); the IO
+    // thread has its turn, from dispatch to served (IN_SERVICE). A session reads data that is
+    // there already (a finished partition, a published region): it never waits for more.
     private static final byte WANTING = 1;
     private static final byte IN_SERVICE = 2;
-    private static final byte ARRIVED = 4;
 
     private final String name;
     private final BufferOwner owner;
     private final IoScheduler scheduler;
+    private final PartitionFeed feed;
+    private final boolean ownsFeed;
+    private final int subpartition;
     private final Consumer<LocalInputGate> onClose;
     private final int capacity;
     private final long maxTurnBytes;
     private final int maxInService;
+    private final int pageSize;
+    private final MemoryReads memory;
+
     // Only gates of blocking partitions defer wake-ups: a hybrid consumer that is late lets its
     // producers' memory fill, and the rest is spilled and read back from disk.
-    private final boolean defersWakeUps;
-    private final int pageSize;
-    private final List<ChannelReader> channels;
+    private volatile boolean hybridSeen;
 
     @GuardedBy("this")
-    private final byte[] turns;
+    private final @Nullable ChannelReader[] sessions = new ChannelReader[MAX_SESSIONS];
 
-    // The page being filled; read without the lock by turnBytes() (on the IO thread, which is the
-    // only one that fills it).
+    @GuardedBy("this")
+    private final byte[] turns = new byte[MAX_SESSIONS];
+
+    // Sessions open now; read without the lock by the consumer's fast path (written under it).
+    @GuardedBy("this")
+    private volatile int sessionCount;
+
+    // The page being filled; read without the lock by turnBytes() (on the IO thread).
     @GuardedBy("this")
     private volatile @Nullable SharedPage filling;
 
@@ -101,13 +126,27 @@ final class LocalInputGate implements InputGate {
     @GuardedBy("this")
     private long queueBytes;
 
-    // Confined to the consumer: buffers taken from the queue in one lock, returned one by one.
+    // Buffers in the queue; read without the lock by the consumer's fast path (queuedSeen).
+    @GuardedBy("this")
+    private volatile int queued;
+
+    // Confined to the consumer: buffers taken from the queue in one lock, returned one by one;
+    // the cursor into the feed and the batch of entries copied from it.
     private ArrayDeque<LocalBuffer> taken = new ArrayDeque<>();
     private long takenBytes;
-    // Confined to the IO thread: what it decoded for this gate this round, and the channels that
+    private int cursor;
+    private final int[] batchPartition = new int[BATCH];
+    private final @Nullable HybridRegion[] batchRegion = new HybridRegion[BATCH];
+    private int batchAt;
+    private int batchSize;
+    private boolean finishedReading; // every entry was read to its end (the consumer's)
+    private boolean opened; // sessions were opened and not yet dispatched (the consumer's)
+    private volatile @Nullable Runnable beforePark; // tests: runs as the consumer parks
+
+    // Confined to the IO thread: what it decoded for this gate this round, and the sessions that
     // ended; published together by publish(), with one lock and at most one wake-up.
     private final ArrayList<LocalBuffer> decoded = new ArrayList<>();
-    private int channelsEnded;
+    private final ArrayList<ChannelReader> ended = new ArrayList<>();
     // Confined to the IO thread: published buffers the consumer was not woken for (see publish),
     // and whether the IO thread's list of deferred gates holds this one.
     private boolean wakeDeferred;
@@ -135,44 +174,49 @@ final class LocalInputGate implements InputGate {
     @GuardedBy("this")
     private volatile int pagesHeld;
 
-    @GuardedBy("this")
-    private int finishedChannels;
-
     // Read without the lock by turnBytes().
     @GuardedBy("this")
     private volatile boolean closed;
 
+    // The consumer waits for room in a page for a compressed frame it reads in memory.
+    @GuardedBy("this")
+    private boolean roomWanted;
+
+    /**
+     * A gate named {@code name} reading {@code subpartition} of every partition of {@code feed}
+     * (registered there), its pages from {@code owner}; it closes the feed with itself if {@code
+     * ownsFeed}.
+     *
+     * @throws PartitionLostException as {@link PartitionFeed#register} does
+     */
     LocalInputGate(
             String name,
             BufferOwner owner,
             IoScheduler scheduler,
-            List<? extends ResultPartition> partitions,
+            PartitionFeed feed,
+            boolean ownsFeed,
             int subpartition,
-            Consumer<LocalInputGate> onClose) {
+            MemoryReads.Frames frames,
+            Consumer<LocalInputGate> onClose)
+            throws PartitionLostException {
         this.name = name;
         this.onClose = onClose;
         this.owner = owner;
         this.scheduler = scheduler;
+        this.feed = feed;
+        this.ownsFeed = ownsFeed;
+        this.subpartition = subpartition;
         this.capacity = owner.guaranteedPages();
         this.pageSize = scheduler.pageSize();
-        // Many channels: one page each per turn (sections are small), so more of them can be in
-        // flight at once and joined into shared reads; few channels: deeper read-ahead.
-        int turnPages = partitions.size() * MAX_TURN_PAGES > capacity ? 1 : MAX_TURN_PAGES;
+        // Many partitions: one page per turn (sections are small), so more sessions can be in
+        // flight at once and joined into shared reads; few: deeper read-ahead.
+        int turnPages =
+                (long) feed.numPartitions() * MAX_TURN_PAGES > capacity ? 1 : MAX_TURN_PAGES;
         this.maxTurnBytes = (long) turnPages * pageSize;
         this.maxInService = Math.max(1, Math.min(capacity, MAX_IN_SERVICE));
-        this.channels = new ArrayList<>(partitions.size());
-        this.turns = new byte[partitions.size()];
-        boolean hybrid = false;
-        for (int i = 0; i < partitions.size(); i++) {
-            ChannelReader channel = new ChannelReader(this, i, partitions.get(i), subpartition);
-            channels.add(channel);
-            partitions.get(i).readers.add(channel);
-            hybrid |= partitions.get(i) instanceof HybridPartition;
-        }
-        this.defersWakeUps = !hybrid;
-        if (channels.isEmpty()) {
-            availability.complete(null);
-        }
+        this.memory = new MemoryReads(this, subpartition, frames);
+        feed.register(subpartition);
+        availability.complete(null); // a poll may find data at once: it looks
     }
 
     /** The gate's name (the owner name in the buffer pool). */
@@ -181,40 +225,82 @@ final class LocalInputGate implements InputGate {
         return name;
     }
 
-    /** Number of channels; channel {@code i} reads the i-th partition given at open. */
+    /** Number of channels: the feed's partitions; channel {@code i} reads partition {@code i}. */
     @Override
     public int numChannels() {
-        return channels.size();
+        return feed.numPartitions();
     }
 
     /**
-     * The next buffer from any channel, or null if none is ready yet. O(1). Takes every buffer
-     * published so far in one lock and returns them one by one without locking. Allocates nothing
-     * when it returns a buffer; a call that finds nothing after {@link #availability()} had
-     * completed allocates the next availability future (once per such transition, not per call).
+     * Tests: runs {@code hook} on the consumer's thread each time it has read every entry of the
+     * feed and is about to park there — where an entry published just then must not be missed.
+     */
+    void beforePark(@Nullable Runnable hook) {
+        this.beforePark = hook;
+    }
+
+    /** The feed it reads. */
+    PartitionFeed feed() {
+        return feed;
+    }
+
+    /** The subpartition it reads of every partition. */
+    int subpartition() {
+        return subpartition;
+    }
+
+    /**
+     * The next buffer from any channel, or null if none is ready yet. O(1) amortised: takes every
+     * buffer the IO thread published so far in one lock and returns them one by one without
+     * locking; then reads the feed's next entries — what is in memory right here, what is on disk
+     * by opening a session with the IO thread. Allocates the buffer handed over and, per region
+     * read in memory, its record; a call that finds nothing after {@link #availability()} had
+     * completed allocates the next availability future.
      *
-     * @throws PartitionLostException if a channel's partition is lost, released or corrupt
+     * @throws PartitionLostException if a partition is lost, released or corrupt
      * @throws IllegalStateException if the worker's IO thread died (its error is the cause)
      */
     @Override
-    public @Nullable LocalBuffer poll() throws PartitionLostException {
+    public InputGate.@Nullable Buffer poll() throws PartitionLostException {
         throwIfFailed(failureSeen());
+        InputGate.Buffer next = pollOnce();
+        if (next != null) {
+            return next; // the availability stays as it is: more may come at once
+        }
+        // Nothing: arm the availability, then look once more, so that what arrives from now on
+        // completes the new future and what arrived before is seen here.
+        arm();
+        next = pollOnce();
+        if (next != null) {
+            synchronized (this) {
+                availability.complete(null);
+            }
+        }
+        return next;
+    }
+
+    private InputGate.@Nullable Buffer pollOnce() throws PartitionLostException {
         LocalBuffer next = taken.poll();
         if (next == null) {
             next = takePublished();
         }
         if (next != null) {
             takenBytes -= next.data().remaining();
+            return next;
         }
-        return next;
+        return advance();
+    }
+
+    /** A poll found nothing: a completed availability is replaced by a new one. */
+    private synchronized void arm() {
+        if (availability.isDone() && !isFinishedLocked() && !closed && failure == null) {
+            availability = new CompletableFuture<>();
+        }
     }
 
     private synchronized @Nullable LocalBuffer takePublished() throws PartitionLostException {
         throwIfFailed(failure);
         if (queue.isEmpty()) {
-            if (availability.isDone() && !isFinishedLocked()) {
-                availability = new CompletableFuture<>();
-            }
             return null;
         }
         ArrayDeque<LocalBuffer> published = queue;
@@ -222,7 +308,194 @@ final class LocalInputGate implements InputGate {
         taken = published;
         takenBytes = queueBytes;
         queueBytes = 0;
+        queued = 0;
         return taken.poll();
+    }
+
+    /**
+     * Reads on along the feed: the region it reads in memory, then the next entries — skipping
+     * those without data for it, reading the resident ones in memory, handing the others to the IO
+     * thread — until it has a buffer, a session slot or the entry's partition is busy, or the log
+     * ends (then it parks on the feed).
+     */
+    private InputGate.@Nullable Buffer advance() throws PartitionLostException {
+        try {
+            return readOn();
+        } finally {
+            if (opened) {
+                opened = false;
+                dispatch(); // the sessions opened, handed to the IO thread in one lock
+            }
+        }
+    }
+
+    private InputGate.@Nullable Buffer readOn() throws PartitionLostException {
+        while (true) {
+            if (memory.reading()) {
+                InputGate.Buffer next = memory.next();
+                if (next != null || memory.reading()) {
+                    return next; // a buffer, or it waits for room for a compressed frame
+                }
+            }
+            if (batchAt == batchSize) {
+                batchSize = feed.entries(cursor, batchPartition, batchRegion, BATCH);
+                batchAt = 0;
+                if (batchSize == 0) {
+                    if (waitForEntries()) {
+                        return null;
+                    }
+                    continue; // entries arrived meanwhile
+                }
+            }
+            int index = batchPartition[batchAt];
+            HybridRegion region = batchRegion[batchAt];
+            if (region == null) {
+                if (!openSession(index, null)) {
+                    return null; // every slot is taken: woken when a session ends
+                }
+            } else if (region.holdsDataFor(subpartition)) {
+                hybridSeen = true;
+                // An earlier region of its partition may still be with the IO thread, or handed
+                // over but not polled: its buffers come first.
+                int busy = sessionsSeen() > 0 || queuedSeen() ? busyWith(index) : FREE;
+                if (busy == QUEUED) {
+                    LocalBuffer queued = takePublished();
+                    if (queued != null) {
+                        takenBytes -= queued.data().remaining();
+                        return queued;
+                    }
+                    continue; // polled meanwhile? look again
+                }
+                if (busy == READING) {
+                    return null; // woken when its session ends
+                }
+                if (!memory.start(index, region) && !openSession(index, region)) {
+                    return null;
+                }
+            }
+            batchAt++;
+            cursor++;
+        }
+    }
+
+    /**
+     * Starts reading at once: hands the IO thread the first entries that are on disk (as many as it
+     * has session slots), before the consumer's first poll; what is in memory waits for the
+     * consumer. On the thread that opened the gate, which then hands it to its consumer.
+     */
+    void prefetch() {
+        try {
+            while (true) {
+                if (batchAt == batchSize) {
+                    batchSize = feed.entries(cursor, batchPartition, batchRegion, BATCH);
+                    batchAt = 0;
+                    if (batchSize == 0) {
+                        return;
+                    }
+                }
+                if (batchRegion[batchAt] != null || !openSession(batchPartition[batchAt], null)) {
+                    return; // a hybrid region, or every slot is taken
+                }
+                batchAt++;
+                cursor++;
+            }
+        } finally {
+            if (opened) {
+                opened = false;
+                dispatch();
+            }
+        }
+    }
+
+    /**
+     * At the end of the log: the feed's failure (thrown), its end, or a wait for its next entry;
+     * false if entries arrived meanwhile (read on).
+     */
+    private boolean waitForEntries() throws PartitionLostException {
+        PartitionLostException lost = feed.failure();
+        if (lost != null) {
+            fail(lost);
+            throw lost;
+        }
+        Runnable hook = beforePark;
+        if (hook != null) {
+            hook.run();
+        }
+        if (feed.park(this, cursor)) {
+            return true; // woken by the next entry, the end or a failure
+        }
+        if (feed.isComplete() && cursor == feed.size()) {
+            finishedReading = true;
+            synchronized (this) {
+                if (isFinishedLocked()) {
+                    availability.complete(null);
+                }
+            }
+            return true;
+        }
+        return feed.failure() == null && cursor >= feed.size();
+    }
+
+    /** Sessions open, as the consumer's fast path sees them without the lock. */
+    @SuppressWarnings("GuardedBy") // a volatile read; hasSession decides under the lock
+    private int sessionsSeen() {
+        return sessionCount;
+    }
+
+    private static final int FREE = 0;
+    private static final int QUEUED = 1;
+    private static final int READING = 2;
+
+    /** Whether buffers wait in the queue, as the consumer's fast path sees it without the lock. */
+    @SuppressWarnings("GuardedBy") // a volatile read; busyWith decides under the lock
+    private boolean queuedSeen() {
+        return queued > 0;
+    }
+
+    /**
+     * Whether channel {@code index} may start reading its next entry: {@link #FREE}; {@link
+     * #QUEUED} while handed-over buffers wait to be polled (of any channel: they may be its);
+     * {@link #READING} while a session of it is open.
+     */
+    private synchronized int busyWith(int index) {
+        for (ChannelReader session : sessions) {
+            if (session != null && session.index == index) {
+                return READING;
+            }
+        }
+        return queue.isEmpty() ? FREE : QUEUED;
+    }
+
+    /**
+     * Opens a session with the IO thread for channel {@code index}: all of its blocking partition,
+     * or {@code region} of its hybrid one; false if every slot is taken.
+     */
+    private boolean openSession(int index, @Nullable HybridRegion region) {
+        ResultPartition partition =
+                region != null ? region.partition() : Objects.requireNonNull(feed.partition(index));
+        synchronized (this) {
+            if (closed || failure != null) {
+                return true; // nothing to read any more: the entry is skipped
+            }
+            for (int slot = 0; slot < MAX_SESSIONS; slot++) {
+                if (sessions[slot] == null) {
+                    ChannelReader session =
+                            new ChannelReader(this, index, slot, partition, subpartition, region);
+                    sessions[slot] = session;
+                    sessionCount = sessionCount + 1; // written only under the lock
+                    partition.readers.add(session);
+                    turns[slot] = WANTING;
+                    wanting.add(session);
+                    opened = true;
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    private synchronized void dispatch() {
+        dispatchLocked();
     }
 
     /** Bytes of the buffers {@link #poll()} returns without waiting. O(1). */
@@ -239,15 +512,47 @@ final class LocalInputGate implements InputGate {
         return availability;
     }
 
-    /** Whether every channel ended and every buffer was polled. */
+    /**
+     * Whether every channel ended and every buffer was polled: the feed is complete, every entry
+     * was read and every session ended.
+     */
     @Override
     public boolean isFinished() {
-        if (!taken.isEmpty()) {
+        if (!taken.isEmpty() || memory.reading()) {
             return false;
+        }
+        if (!finishedReading && feed.isComplete() && cursor == feed.size()) {
+            finishedReading = true;
         }
         synchronized (this) {
             return isFinishedLocked();
         }
+    }
+
+    /**
+     * What the gate stands at, for a message about a consumer that waits: its cursor in the feed,
+     * its sessions, its queue, whether it reads in memory.
+     */
+    @Override
+    public synchronized String toString() {
+        return "gate '"
+                + name
+                + "' at entry "
+                + cursor
+                + " of "
+                + feed.size()
+                + (feed.isComplete() ? " (all)" : "")
+                + ", "
+                + sessionCount
+                + " sessions ("
+                + inService
+                + " in service), "
+                + queue.size()
+                + " queued, "
+                + (memory.reading() ? "reading in memory, " : "")
+                + pagesHeld
+                + " pages"
+                + (finishedReading ? ", read to the end" : "");
     }
 
     /** Pages this gate holds (queued and polled-but-not-recycled). */
@@ -258,28 +563,47 @@ final class LocalInputGate implements InputGate {
 
     /**
      * Stops reading: queued buffers are recycled; buffers the consumer still holds are recycled by
-     * it later, after which the gate's pages are all back. Idempotent.
+     * it later, after which the gate's pages are all back. A gate closed before its end abandons
+     * its subpartition: of a partition read once, its data still unread is let go. Idempotent.
+     * O(entries not read).
      */
     @Override
     public void close() {
         List<LocalBuffer> drop;
+        List<ChannelReader> cancel = new ArrayList<>();
+        boolean abandoned;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
+            abandoned = !isFinishedLocked();
             drop = new ArrayList<>(queue);
             drop.addAll(taken);
             queue.clear();
             taken.clear();
             queueBytes = 0;
+            queued = 0;
             takenBytes = 0;
             wanting.clear();
+            for (ChannelReader session : sessions) {
+                if (session != null) {
+                    cancel.add(session);
+                }
+            }
             availability.complete(null);
         }
-        scheduler.cancel(channels);
+        scheduler.cancel(cancel);
         for (LocalBuffer buffer : drop) {
             buffer.recycle();
+        }
+        memory.abandon();
+        if (abandoned) {
+            abandonUnread();
+        }
+        feed.unregister(subpartition, abandoned, this);
+        if (ownsFeed) {
+            feed.close();
         }
         synchronized (this) {
             SharedPage fill = filling;
@@ -292,51 +616,67 @@ final class LocalInputGate implements InputGate {
         onClose.accept(this);
     }
 
+    /** Lets go of the regions with data for this gate that it did not read (closed early). */
+    private void abandonUnread() {
+        int[] partitions = new int[BATCH];
+        HybridRegion[] regions = new HybridRegion[BATCH];
+        for (int from = cursor; ; ) {
+            int n = feed.entries(from, partitions, regions, BATCH);
+            if (n == 0) {
+                return;
+            }
+            for (int e = 0; e < n; e++) {
+                HybridRegion region = regions[e];
+                if (region != null && region.holdsDataFor(subpartition)) {
+                    region.partition().abandonRegion(region, subpartition, feed);
+                }
+            }
+            from += n;
+        }
+    }
+
     /**
      * Whether {@code io} is the IO scheduler of this gate's worker, the only one that may serve its
-     * channels (see {@link IoScheduler}'s joining of waiting readers).
+     * sessions (see {@link IoScheduler}'s joining of waiting readers).
      */
     boolean isServedBy(IoScheduler io) {
         return scheduler == io;
     }
 
-    synchronized void start() {
-        for (ChannelReader channel : channels) {
-            turns[channel.index] |= WANTING;
-            wanting.add(channel);
+    /** The feed advanced (an entry, its end, a failure): a consumer waiting for it is woken. */
+    void feedAdvanced() {
+        synchronized (this) {
+            availability.complete(null);
         }
-        dispatchLocked();
     }
 
     /**
-     * Called by the IO thread while it reads the file of {@code channel} for another gate: gives
-     * the channel its turn now, out of order, if it is waiting and a page is free; true if so (the
+     * Called by the IO thread while it reads the file of {@code session} for another gate: gives
+     * the session its turn now, out of order, if it is waiting and a page is free; true if so (the
      * IO thread then serves it and calls {@link #served}).
      *
      * <p>A free page, as {@link #dispatchLocked} asks, not just room left in the current page: a
-     * channel given a turn for the rest of a page whose next frame does not fit reads and takes
+     * session given a turn for the rest of a page whose next frame does not fit reads and takes
      * nothing, and while its consumer holds the gate's other pages it was given that turn again in
-     * every round, spending the file's read budget before the channels after it in the file, which
+     * every round, spending the file's read budget before the sessions after it in the file, which
      * then never read (reliability row 24: consumers holding a buffer of one gate while waiting for
      * another, at the minimum budget, starved for ever).
      */
-    synchronized boolean tryDispatchNow(ChannelReader channel) {
-        if (closed || failure != null || !has(channel, WANTING) || pagesHeld >= capacity) {
+    synchronized boolean tryDispatchNow(ChannelReader session) {
+        if (closed || failure != null || !has(session, WANTING) || pagesHeld >= capacity) {
             return false;
         }
-        enterService(channel); // its entry in the FIFO is skipped
+        enterService(session); // its entry in the FIFO is skipped
         return true;
     }
 
     /**
-     * Called by the IO thread before it reads for one of this gate's channels: the bytes worth
+     * Called by the IO thread before it reads for one of this gate's sessions: the bytes worth
      * reading for it now, at most {@link #MAX_TURN_PAGES} pages (one page when the gate has more
-     * channels than that many pages each) and at most what the gate can take — the room in its
-     * current page plus its free pages. Only the IO thread takes room, and it serves one channel of
-     * a gate at a time, so the room does not shrink before the channel's frames are taken (a frame
-     * that does not fit the rest of a page may still be refused: it is read again at the channel's
-     * next turn). Takes no lock: the consumer only frees room meanwhile, so a stale view errs by a
-     * refused frame at most, and {@link #tryTake} decides under the lock.
+     * partitions than that many pages each) and at most what the gate can take — the room in its
+     * current page plus its free pages. Takes no lock: the consumer only frees room meanwhile (or
+     * takes a little for a compressed frame it reads in memory), so a stale view errs by a refused
+     * frame at most, and {@link #tryTake} decides under the lock.
      */
     @SuppressWarnings("GuardedBy") // reads without the lock, as documented above
     long turnBytes() {
@@ -368,15 +708,16 @@ final class LocalInputGate implements InputGate {
     }
 
     /**
-     * Called by the IO thread: room for the channel's next buffer of {@code bytes}, as a buffer not
-     * yet queued. Small buffers of any channels are packed into the gate's current page; a new page
-     * is taken while the gate holds fewer than its pages. Null if the gate closed or failed or has
-     * no room for it (or, rarely, the pool is short): the channel then waits its next turn.
-     * Allocates the buffer and its slice of the page, and a {@link SharedPage} when it starts a new
-     * page.
+     * Room for the next buffer of {@code bytes} of channel {@code index}, as a buffer not yet
+     * queued: by the IO thread for a session, by the consumer for a compressed frame it reads in
+     * memory. Small buffers of any channels are packed into the gate's current page; a new page is
+     * taken while the gate holds fewer than its pages. Null if the gate closed or failed or has no
+     * room for it (or, rarely, the pool is short): a session then waits its next turn, the consumer
+     * for a recycle. Allocates the buffer and its slice of the page, and a {@link SharedPage} when
+     * it starts a new page.
      */
     @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
-    synchronized @Nullable LocalBuffer tryTake(ChannelReader channel, int bytes) {
+    synchronized @Nullable LocalBuffer tryTake(int index, int bytes) {
         if (closed || failure != null) {
             return null;
         }
@@ -397,53 +738,41 @@ final class LocalInputGate implements InputGate {
             }
             fill = next;
         }
-        return new LocalBuffer(this, channel.index, fill, fill.slice(bytes), bytes);
+        return new LocalBuffer(this, index, fill, fill.slice(bytes), bytes);
+    }
+
+    /** The consumer found no room for a compressed frame: woken by the next recycle. */
+    synchronized void wantRoom() {
+        roomWanted = true;
     }
 
     /**
-     * Called by the IO thread after serving {@code channel}: it leaves service, and queues again
+     * Called by the IO thread after serving {@code session}: it leaves service, and queues again
      * for its next turn if it has more data.
      */
-    synchronized void served(ChannelReader channel, boolean wantsMore) {
-        if (has(channel, IN_SERVICE)) {
-            turns[channel.index] &= ~IN_SERVICE;
+    synchronized void served(ChannelReader session, boolean wantsMore) {
+        if (sessions[session.slot] != session) {
+            return; // ended meanwhile
+        }
+        if (has(session, IN_SERVICE)) {
+            turns[session.slot] &= ~IN_SERVICE;
             inService--;
         }
-        boolean again = wantsMore || has(channel, ARRIVED);
-        turns[channel.index] &= ~ARRIVED;
-        if (again && !closed && failure == null && !channel.done) {
-            turns[channel.index] |= WANTING;
-            wanting.add(channel);
+        if (wantsMore && !closed && failure == null && !session.done) {
+            turns[session.slot] |= WANTING;
+            wanting.add(session);
         }
         dispatchLocked();
     }
 
-    /**
-     * Called by a hybrid partition when data arrived for {@code channel}, which was waiting for it
-     * (or the partition was lost): the channel queues for a turn, or, if the IO thread is serving
-     * it right now, queues again when it is served.
-     */
-    synchronized void dataAvailable(ChannelReader channel) {
-        if (closed || failure != null || channel.done) {
-            return;
-        }
-        if (has(channel, IN_SERVICE)) {
-            turns[channel.index] |= ARRIVED;
-        } else if (!has(channel, WANTING)) {
-            turns[channel.index] |= WANTING;
-            wanting.add(channel);
-            dispatchLocked();
-        }
-    }
-
-    /** Whether the gate was closed or failed: its channels stop. */
+    /** Whether the gate was closed or failed: its sessions stop. */
     synchronized boolean isClosedOrFailed() {
         return closed || failure != null;
     }
 
     /**
-     * Hands waiting channels to the scheduler while the gate has a free page (room for any frame)
-     * and fewer channels in service than its pages and {@value #MAX_IN_SERVICE}.
+     * Hands waiting sessions to the scheduler while the gate has a free page (room for any frame)
+     * and fewer sessions in service than its pages and {@value #MAX_IN_SERVICE}.
      */
     @GuardedBy("this")
     private void dispatchLocked() {
@@ -452,24 +781,24 @@ final class LocalInputGate implements InputGate {
                 && !wanting.isEmpty()
                 && inService < maxInService
                 && pagesHeld < capacity) {
-            ChannelReader channel = wanting.poll();
-            if (!has(channel, WANTING)) {
-                continue; // served out of order meanwhile
+            ChannelReader session = wanting.poll();
+            if (sessions[session.slot] != session || !has(session, WANTING)) {
+                continue; // served out of order meanwhile, or ended
             }
-            enterService(channel);
-            scheduler.ready(channel);
+            enterService(session);
+            scheduler.ready(session);
         }
     }
 
     @GuardedBy("this")
-    private boolean has(ChannelReader channel, byte bit) {
-        return (turns[channel.index] & bit) != 0;
+    private boolean has(ChannelReader session, byte bit) {
+        return (turns[session.slot] & bit) != 0;
     }
 
-    /** A waiting channel gets its turn: it leaves the FIFO (its entry is skipped) for service. */
+    /** A waiting session gets its turn: it leaves the FIFO (its entry is skipped) for service. */
     @GuardedBy("this")
-    private void enterService(ChannelReader channel) {
-        turns[channel.index] = (byte) ((turns[channel.index] & ~WANTING) | IN_SERVICE);
+    private void enterService(ChannelReader session) {
+        turns[session.slot] = (byte) ((turns[session.slot] & ~WANTING) | IN_SERVICE);
         inService++;
     }
 
@@ -480,31 +809,30 @@ final class LocalInputGate implements InputGate {
      */
     boolean deliver(LocalBuffer buffer) {
         decoded.add(buffer);
-        return decoded.size() == 1 && channelsEnded == 0;
+        return decoded.size() == 1 && ended.isEmpty();
     }
 
     /**
-     * Called by the IO thread: {@code channel} has no more data, which the consumer sees at the
-     * next {@link #publish} (after the channel's last buffers). True as {@link #deliver}.
+     * Called by the IO thread: {@code session} has no more data (its partition, or its region),
+     * which the consumer sees at the next {@link #publish} (after the session's last buffers); its
+     * slot is free then. True as {@link #deliver}.
      */
-    boolean channelFinished(ChannelReader channel) {
-        channelsEnded++;
-        return decoded.isEmpty() && channelsEnded == 1;
+    boolean channelFinished(ChannelReader session) {
+        ended.add(session);
+        return decoded.isEmpty() && ended.size() == 1;
     }
 
     /**
      * Called by the IO thread at the end of a round: hands everything it delivered since the last
-     * call to the consumer in one lock; true if it handed over buffers. O(buffers); allocates
-     * nothing.
+     * call to the consumer in one lock, and frees the slots of the sessions that ended; true if it
+     * handed over buffers. O(buffers + sessions ended); allocates nothing.
      *
      * <p>The consumer of a gate of blocking partitions is woken (its {@link #availability()}
      * completed) only when waiting longer would not bring more: the gate ended, failed or closed,
-     * {@code force} is set (the IO thread is about to idle), no channel of the gate is in the IO
-     * thread's hands, the gate holds half its pages, or the first deferred buffer waited {@value
-     * #MAX_WAKE_DELAY} ns. Otherwise the wake-up is deferred ({@link #wakeDeferred}) and the IO
-     * thread calls again after its next round: a consumer woken for each round's few kilobytes
-     * spends more on being woken than on the data (1,000-channel gates of 1 KiB sections). A
-     * consumer that is running sees published buffers at its next poll either way.
+     * {@code force} is set (the IO thread is about to idle), no session of the gate is in the IO
+     * thread's hands, the gate holds half its pages, a session ended (the consumer may open the
+     * next), or the first deferred buffer waited {@value #MAX_WAKE_DELAY} ns. Otherwise the wake-up
+     * is deferred ({@link #wakeDeferred}) and the IO thread calls again after its next round.
      */
     boolean publish(boolean force) {
         boolean drop;
@@ -516,12 +844,16 @@ final class LocalInputGate implements InputGate {
                     queue.add(buffer);
                     queueBytes += buffer.data().remaining();
                 }
+                queued = queue.size();
             }
-            finishedChannels += channelsEnded;
-            boolean pending = !queue.isEmpty() && !availability.isDone();
+            for (int i = 0; i < ended.size(); i++) {
+                endLocked(ended.get(i));
+            }
+            boolean pending = (!queue.isEmpty() || !ended.isEmpty()) && !availability.isDone();
             boolean wake =
                     force
-                            || !defersWakeUps
+                            || hybridSeen
+                            || !ended.isEmpty()
                             || failure != null
                             || isFinishedLocked()
                             || inService == 0
@@ -542,8 +874,22 @@ final class LocalInputGate implements InputGate {
         }
         boolean handed = !decoded.isEmpty();
         decoded.clear();
-        channelsEnded = 0;
+        ended.clear();
         return handed;
+    }
+
+    /** {@code session} ended: its slot is free. */
+    @GuardedBy("this")
+    @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
+    private void endLocked(ChannelReader session) {
+        if (sessions[session.slot] == session) {
+            if (has(session, IN_SERVICE)) {
+                inService--;
+            }
+            sessions[session.slot] = null;
+            turns[session.slot] = 0;
+            sessionCount--;
+        }
     }
 
     /** Whether the consumer was not woken for published buffers (the IO thread's). */
@@ -604,21 +950,27 @@ final class LocalInputGate implements InputGate {
         close();
     }
 
-    /** Called by the IO thread: the gate fails with {@code cause}. */
+    /** The gate fails with {@code cause} (the IO thread's, or the consumer's read). */
     void fail(PartitionLostException cause) {
+        List<ChannelReader> cancel = new ArrayList<>();
         synchronized (this) {
             if (failure == null) {
                 failure = cause;
             }
             wanting.clear();
+            for (ChannelReader session : sessions) {
+                if (session != null) {
+                    cancel.add(session);
+                }
+            }
             availability.complete(null);
         }
-        scheduler.cancel(channels);
+        scheduler.cancel(cancel);
     }
 
     @GuardedBy("this")
     private boolean isFinishedLocked() {
-        return finishedChannels == channels.size() && queue.isEmpty();
+        return finishedReading && sessionCount == 0 && queue.isEmpty();
     }
 
     /** One slice of {@code shared} is done with; the page goes back when none is out. */
@@ -629,6 +981,10 @@ final class LocalInputGate implements InputGate {
                     filling = null; // an idle page would hold room other gates' pages need
                 }
                 recycleLocked(shared.page);
+                if (roomWanted) {
+                    roomWanted = false;
+                    availability.complete(null);
+                }
             }
             dispatchLocked();
         }
@@ -703,8 +1059,8 @@ final class LocalInputGate implements InputGate {
         }
 
         /**
-         * The bytes left in the page, read without the lock by the IO thread, the only thread that
-         * slices (so it reads its own count).
+         * The bytes left in the page, read without the lock by the IO thread, which slices almost
+         * all of them (so it mostly reads its own count).
          */
         @SuppressWarnings("GuardedBy") // the IO thread's own writes, read without the lock
         int roomSeen() {
@@ -713,9 +1069,9 @@ final class LocalInputGate implements InputGate {
     }
 
     /**
-     * A decoded buffer of one channel: {@link #data()} holds a run of that channel's record stream
-     * (records may continue into the channel's next buffer). Small buffers share a page; recycle
-     * each exactly once.
+     * A decoded buffer of one channel in a page of the gate: {@link #data()} holds a run of that
+     * channel's record stream (records may continue into the channel's next buffer). Small buffers
+     * share a page; recycle each exactly once.
      */
     static final class LocalBuffer implements InputGate.Buffer {
         private final LocalInputGate gate;
@@ -747,8 +1103,7 @@ final class LocalInputGate implements InputGate {
 
         /**
          * Returns its share of the page; the last share returns the page to the pool. Call once;
-         * any thread. O(1); allocates nothing while no request waits in the pool (a channel it
-         * hands back to the IO thread may grow the scheduler's queue, amortised).
+         * any thread. O(1); allocates nothing while no request waits in the pool.
          */
         @Override
         public void recycle() {
@@ -762,7 +1117,7 @@ final class LocalInputGate implements InputGate {
             gate.release(shared);
         }
 
-        /** Called by the IO thread when decoding into it failed. */
+        /** Called when decoding into it failed. */
         void discard() {
             recycle();
         }

@@ -51,6 +51,19 @@ public interface ResultPartitionWriter extends AutoCloseable {
     void broadcast(ByteBuffer record) throws IOException;
 
     /**
+     * Whether the producer should pause before its next record, without waiting: 0 if it may go on
+     * now; otherwise it should stop adding records (a cooperative task yields), {@code waker} runs
+     * once room may have come back, and the value is how long at most until it should look again
+     * ({@link Long#MAX_VALUE}: only once {@code waker} runs). Only a {@link PartitionKind#PIPELINED
+     * pipelined} partition ever asks to pause (its bound of unconsumed pages); a producer that goes
+     * on anyway is not refused, its records go to memory beyond the bound or to disk. O(1); the
+     * waker is kept only when a pause is returned.
+     */
+    default long roomWaitNanos(Runnable waker) {
+        return 0;
+    }
+
+    /**
      * Writes what is buffered, returns the writer's working pages, and returns the partition. Call
      * once.
      */

@@ -54,6 +54,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private final LeftoverFiles leftovers = new LeftoverFiles();
     private final HybridCounters hybrid = new HybridCounters();
     private final Set<LocalInputGate> openGates = ConcurrentHashMap.newKeySet();
+    private final MemoryReads.Frames frames;
 
     @GuardedBy("this")
     private boolean closed;
@@ -69,6 +70,7 @@ public final class ShuffleWorker implements AutoCloseable {
      */
     public ShuffleWorker(ShuffleOptions options, Path directory) throws IOException {
         this.options = options;
+        this.frames = MemoryReads.Frames.of(options);
         this.directory = Files.createDirectories(directory);
         this.pool = new NetworkBufferPool(options);
         int pages = IoScheduler.pagesNeeded(options);
@@ -221,7 +223,7 @@ public final class ShuffleWorker implements AutoCloseable {
     private HybridPartitionWriter createHybridPartition(
             PartitionId id, int numSubpartitions, PartitionKind kind) throws IOException {
         int pages = HybridPartitionWriter.pagesNeeded(options);
-        Revocation revocation = new Revocation();
+        Revocation revocation = new Revocation(kind);
         BufferOwner owner =
                 pool.register(
                         "hybrid writer of '" + id + "'",
@@ -230,10 +232,15 @@ public final class ShuffleWorker implements AutoCloseable {
                         revocation);
         List<Page> taken = takePages(owner, pages);
         List<Path> created = new ArrayList<>(1);
-        FileChannel[] files = new FileChannel[1];
+        FileChannel[] files = new FileChannel[0]; // the data file is made at its first write
         try {
             Path data = directory.resolve(id + ".data");
-            files[0] = create(data, created);
+            if (Files.exists(data)) {
+                throw new IllegalArgumentException(
+                        "a partition file "
+                                + data
+                                + " already exists: a partition id is written once per worker");
+            }
             HybridPartition partition =
                     new HybridPartition(
                             id,
@@ -248,8 +255,14 @@ public final class ShuffleWorker implements AutoCloseable {
             revocation.partition = partition;
             return HybridPartitionWriter.create(
                     new HybridPartitionWriter.Parts(
-                            partition, options, pool, taken, files[0], bytesWritten, leftovers));
-        } catch (IOException | RuntimeException e) {
+                            partition,
+                            options,
+                            pool,
+                            taken,
+                            new DataFile(() -> create(data, new ArrayList<>(1))),
+                            bytesWritten,
+                            leftovers));
+        } catch (RuntimeException e) {
             undo(owner, taken, files, created, e);
             throw e;
         }
@@ -258,7 +271,9 @@ public final class ShuffleWorker implements AutoCloseable {
     /**
      * A gate reading {@code subpartition} of each of {@code partitions} (channel i reads
      * partitions[i]; blocking and hybrid ones may be mixed); starts reading at once. Its guarantee
-     * is {@code shuffle.read.gate-pages}.
+     * is {@code shuffle.read.gate-pages}. It reads through a feed of its own ({@link #newFeed}),
+     * O(partitions) to make; consumers of one group share one instead ({@link #openGate(String,
+     * PartitionFeed, int)}).
      *
      * @throws IllegalStateException if the worker is closed, or its IO thread died
      */
@@ -276,28 +291,96 @@ public final class ShuffleWorker implements AutoCloseable {
      *     pledge them
      * @throws IllegalStateException if the worker is closed, or its IO thread died
      */
-    public synchronized InputGate openGate(
+    public InputGate openGate(
             String name, List<? extends ResultPartition> partitions, int subpartition, int pages) {
-        checkArgument(pages >= 1, "gate pages must be >= 1, was %s", pages);
-        checkState(!closed, "shuffle worker closed");
-        checkIoThreadAlive();
         for (ResultPartition partition : partitions) {
             partition.checkSubpartition(subpartition);
             checkArgument(!partition.isReleased(), "partition '%s' was released", partition.name());
         }
+        PartitionFeed feed = newFeed(name, partitions.size());
+        for (int i = 0; i < partitions.size(); i++) {
+            feed.add(i, partitions.get(i));
+        }
+        InputGate gate;
+        try {
+            gate = openGate(name, feed, true, subpartition, pages);
+        } catch (PartitionLostException e) {
+            feed.close();
+            throw new IllegalStateException("a gate of its own feed cannot be refused", e);
+        }
+        // Its partitions are its own: it claims its subpartition of those read once now, so a
+        // second reader of one fails at once, whoever reads first (a gate fails at its poll).
+        for (ResultPartition partition : partitions) {
+            if (partition instanceof HybridPartition hybrid) {
+                try {
+                    hybrid.claim(subpartition, feed);
+                } catch (PartitionLostException lost) {
+                    ((LocalInputGate) gate).fail(lost);
+                    break;
+                }
+            }
+        }
+        return gate;
+    }
+
+    /**
+     * A feed named {@code name} of {@code numPartitions} partitions, none joined yet: what every
+     * gate of one consumer group on this worker reads ({@link #openGate(String, PartitionFeed,
+     * int)}), the partitions joining it as they are registered ({@link PartitionFeed#add}). Its
+     * owner closes it once no gate reads it. O(partitions).
+     *
+     * @throws IllegalArgumentException if {@code numPartitions} is negative
+     */
+    public PartitionFeed newFeed(String name, int numPartitions) {
+        checkArgument(numPartitions >= 0, "partitions must be >= 0, was %s", numPartitions);
+        return new PartitionFeed(name, numPartitions);
+    }
+
+    /**
+     * A gate named {@code name} reading {@code subpartition} of every partition of {@code feed}
+     * (channel i reads its partition i), from the feed's first entry, guaranteed {@code
+     * shuffle.read.gate-pages} pages: O(1), whatever the number of partitions. Resident regions of
+     * hybrid and pipelined partitions are read where they lie, on the consumer's thread; the rest
+     * through this worker's IO thread.
+     *
+     * @throws PartitionLostException if the feed failed, or its partitions are read once and a gate
+     *     of {@code subpartition} was abandoned there
+     * @throws IllegalStateException if the worker is closed, its IO thread died, or another gate
+     *     reads {@code subpartition} of a feed read once
+     */
+    public InputGate openGate(String name, PartitionFeed feed, int subpartition)
+            throws PartitionLostException {
+        checkArgument(subpartition >= 0, "subpartition must be >= 0, was %s", subpartition);
+        return openGate(name, feed, false, subpartition, options.gatePages());
+    }
+
+    private synchronized InputGate openGate(
+            String name, PartitionFeed feed, boolean ownsFeed, int subpartition, int pages)
+            throws PartitionLostException {
+        checkArgument(pages >= 1, "gate pages must be >= 1, was %s", pages);
+        checkState(!closed, "shuffle worker closed");
+        checkIoThreadAlive();
         BufferOwner owner =
                 pool.register(
                         "input gate '" + name + "'", pages, ShuffleOptions.GATE_PAGES_KEY, null);
-        LocalInputGate gate =
-                new LocalInputGate(
-                        name,
-                        owner,
-                        scheduler,
-                        List.copyOf(partitions),
-                        subpartition,
-                        openGates::remove);
+        LocalInputGate gate;
+        try {
+            gate =
+                    new LocalInputGate(
+                            name,
+                            owner,
+                            scheduler,
+                            feed,
+                            ownsFeed,
+                            subpartition,
+                            frames,
+                            openGates::remove);
+        } catch (PartitionLostException | RuntimeException e) {
+            owner.close();
+            throw e;
+        }
         openGates.add(gate);
-        gate.start();
+        gate.prefetch();
         Throwable died = scheduler.deathCause(); // after the add: ioThreadDied may have missed it
         if (died != null) {
             gate.ioThreadDied(died);
@@ -428,7 +511,18 @@ public final class ShuffleWorker implements AutoCloseable {
 
     /** Asks a hybrid partition's IO-thread spill when the pool wants borrowed pages back. */
     private static final class Revocation implements RevocationListener {
+        private final boolean pipelined;
         private volatile @Nullable HybridPartition partition;
+
+        Revocation(PartitionKind kind) {
+            this.pipelined = kind == PartitionKind.PIPELINED;
+        }
+
+        /** A pipelined partition's regions go as its consumers read them. */
+        @Override
+        public boolean drains() {
+            return pipelined;
+        }
 
         @Override
         public void revoke(BufferOwner owner, int pages) {

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * order into a fixed set of pages, linked per subpartition, and drained as one <em>region</em>:
  * subpartition after subpartition, each a section of frames in its lane, through a {@link
  * LaneStream}. Memory is the given pages whatever the number of subpartitions; the heap holds three
- * ints per subpartition.
+ * ints per subpartition from the first unicast record on.
  *
  * <h2>Design notes</h2>
  *
@@ -58,14 +58,17 @@ final class SortBuffer {
     private static final int EMPTY = 0;
     private static final int UNICAST = 1;
     private static final int BROADCAST = 2;
+    private static final int[] NO_LANES = new int[0];
 
     private final ByteBuffer[] arena;
     private final int pageSize;
     private final int capacity;
     private final int numSubpartitions;
-    private final int[] first;
-    private final int[] last;
-    private final int[] sequence;
+    // Per subpartition: its first and last buffered record, and its lane's next frame number —
+    // made at the first unicast record, so a producer that writes nothing costs no array of n.
+    private int[] first = NO_LANES;
+    private int[] last = NO_LANES;
+    private int[] sequence = NO_LANES;
     private int broadcastFirst = NONE;
     private int broadcastLast = NONE;
     private int broadcastSequence;
@@ -78,11 +81,17 @@ final class SortBuffer {
         this.pageSize = pageSize;
         this.capacity = arena.length * pageSize;
         this.numSubpartitions = numSubpartitions;
-        this.first = new int[numSubpartitions];
-        this.last = new int[numSubpartitions];
-        this.sequence = new int[numSubpartitions];
-        Arrays.fill(first, NONE);
-        Arrays.fill(last, NONE);
+    }
+
+    /** The per-subpartition arrays, made at the first unicast record (or region). */
+    private void lanes() {
+        if (first == NO_LANES) {
+            first = new int[numSubpartitions];
+            last = new int[numSubpartitions];
+            sequence = new int[numSubpartitions];
+            Arrays.fill(first, NONE);
+            Arrays.fill(last, NONE);
+        }
     }
 
     /** Whether nothing is buffered. */
@@ -93,6 +102,11 @@ final class SortBuffer {
     /** Whether the buffered records are broadcast ones (one section every subpartition reads). */
     boolean isBroadcast() {
         return mode == BROADCAST;
+    }
+
+    /** Bytes per page of the arena. */
+    int pageSize() {
+        return pageSize;
     }
 
     /** Buffered bytes, record headers and page-end padding included. */
@@ -153,6 +167,7 @@ final class SortBuffer {
             broadcastLast = at;
             mode = BROADCAST;
         } else {
+            lanes();
             if (last[lane] == NONE) {
                 first[lane] = at;
             } else {
@@ -199,6 +214,7 @@ final class SortBuffer {
             broadcastSequence = lane.finishLane();
             sink.section(FrameCodec.BROADCAST_LANE, lane.laneBytes());
         } else {
+            lanes();
             for (int s = 0; s < numSubpartitions; s++) {
                 lane.start(s, sequence[s]);
                 writeChain(lane, first[s], aloneLane == s ? alone : null);

@@ -85,6 +85,12 @@ final class SortHybridWriter extends HybridPartitionWriter {
         }
     }
 
+    /** A page per page of buffered bytes, and one for the frames' headers. */
+    @Override
+    int pagesToSeal() {
+        return buffer.isEmpty() ? 0 : buffer.bufferedBytes() / buffer.pageSize() + 2;
+    }
+
     @Override
     void sealBuffered() throws IOException {
         if (!buffer.isEmpty()) {

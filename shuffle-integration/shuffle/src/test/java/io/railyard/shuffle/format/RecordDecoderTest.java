@@ -78,4 +78,51 @@ class RecordDecoderTest {
                 });
         assertThat(got).containsExactly("1..4", "defg");
     }
+
+    /**
+     * Many channels midway through a record at once, completed in a random order: each gets its own
+     * record, and a channel between records holds no state (the decoder's table of channels midway
+     * grows and shrinks with them).
+     */
+    @Test
+    void decode_manyChannelsMidwayAtOnce_eachGetsItsRecord_andNoneIsLeftMidway() {
+        int channels = 1_000;
+        RecordDecoder decoder = new RecordDecoder(channels);
+        java.util.Map<Integer, String> got = new java.util.HashMap<>();
+        RecordDecoder.RecordSink sink =
+                (channel, record) ->
+                        assertThat(
+                                        got.put(
+                                                channel,
+                                                java.nio.charset.StandardCharsets.UTF_8
+                                                        .decode(record)
+                                                        .toString()))
+                                .isNull();
+        java.util.List<Integer> order = new java.util.ArrayList<>();
+        for (int c = 0; c < channels; c++) {
+            // a length of 6, then the first half of "c=NNNN"-like text (6 bytes)
+            String text = String.format(java.util.Locale.ROOT, "c%05d", c);
+            byte[] first = new byte[4];
+            first[0] = 6;
+            System.arraycopy(
+                    text.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, first, 1, 3);
+            decoder.decode(c, ByteBuffer.wrap(first), sink);
+            order.add(c);
+        }
+        assertThat(decoder.channelsMidway()).isEqualTo(channels);
+        java.util.Collections.shuffle(order, new java.util.Random(7));
+        for (int c : order) {
+            String text = String.format(java.util.Locale.ROOT, "c%05d", c);
+            decoder.decode(
+                    c,
+                    ByteBuffer.wrap(
+                            text.substring(3).getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    sink);
+            assertThat(decoder.atRecordBoundary(c)).isTrue();
+        }
+        assertThat(decoder.channelsMidway()).isZero();
+        for (int c = 0; c < channels; c++) {
+            assertThat(got.get(c)).isEqualTo(String.format(java.util.Locale.ROOT, "c%05d", c));
+        }
+    }
 }

@@ -284,10 +284,20 @@ class HybridFaultTest {
         try (ShuffleWorker worker = new ShuffleWorker(OPTIONS, dir)) {
             HybridPartition partition = writeResident(worker, mode, 1, stream);
             InputGate gate = worker.openGate("c", List.of(partition), 0);
+            InputGate.Buffer first = gate.poll(); // read in memory, on this thread
+            assertThat(first).as("the first frame, read where it lies").isNotNull();
+            first.recycle();
+            // The region it reads stays (its section is pinned); the rest is only on disk now.
+            int reading = partition.pinnedPages();
+            assertThat(reading).as("pages of the region read in memory").isPositive();
+            partition.requestSpill(Integer.MAX_VALUE);
             ShuffleHarness.awaitUntil(
-                    () -> gate.pagesInUse() == OPTIONS.gatePages(),
-                    "the reader to fill its gate from memory");
-            spillAll(partition); // the rest is only on disk now
+                    () ->
+                            partition.residentPages() == reading
+                                    && partition.pinnedPages() == reading
+                                    && (mode == PartitionKind.HYBRID_FULL
+                                            || partition.stats().bytesSpilled() > 0),
+                    "every other region to leave memory");
             Path file =
                     dir.resolve(mode == PartitionKind.HYBRID_FULL ? "p0.a0.data" : "p0.a0.spill");
             Files.delete(file);

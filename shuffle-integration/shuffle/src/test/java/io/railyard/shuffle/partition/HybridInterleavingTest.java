@@ -2,9 +2,10 @@ package io.railyard.shuffle.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.common.util.concurrent.Uninterruptibles;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.ShuffleOptions.Compression;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -56,52 +57,47 @@ class HybridInterleavingTest {
     }
 
     /**
-     * A region arrives for a reader that waits for data just as the IO thread ends that channel's
-     * turn (it found no data, and has not yet handed the turn back to the gate): the gate must
-     * remember the arrival and give the channel another turn, or the reader waits forever.
+     * A region is published just as the gate has read every entry of its feed and parks there (its
+     * last look at the feed found nothing, and it has not parked yet): the gate must read on, or
+     * its consumer waits forever for a wake-up that came before it parked. Forced by running the
+     * publication on the consumer's thread at that very point.
      */
     @ParameterizedTest
     @EnumSource(
             value = PartitionKind.class,
             names = {"HYBRID_FULL", "HYBRID_SELECTIVE", "PIPELINED"})
-    void regionArrivesAsTheIoThreadEndsTheTurn_theChannelIsServedAgain(PartitionKind mode)
-            throws Exception {
+    void regionPublishedAsTheGateParks_isReadWithoutAWakeUp(PartitionKind mode) throws Exception {
         byte[] record = bytes(300, 7);
-        Set<Thread> others = ioThreads();
-        try (ShuffleWorker worker = new ShuffleWorker(options(2, 1), dir)) {
-            Thread io = theNewIoThread(others);
+        ShuffleOptions options = options(1, 1);
+        // Pages to borrow: the region stays in memory, where the gate reads it on its own thread.
+        options = options.toBuilder().totalPages(options.totalPages() + 4).build();
+        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             HybridPartitionWriter writer =
                     ShuffleHarness.hybrid(worker, ShuffleHarness.id(0), 1, mode);
             HybridPartition partition = writer.partition();
-            HybridPartitionWriter parkingWriter =
-                    ShuffleHarness.hybrid(worker, ShuffleHarness.id(1), 1, mode);
-            HybridPartition parking = parkingWriter.partition();
-            InputGate gate;
-            // 1. Park the IO thread in a spill of another partition, whose lock a holder keeps.
-            try (Holder park = new Holder(parking, () -> parking.requestSpill(1))) {
-                awaitIoThread(io, Thread.State.BLOCKED, "HybridPartition", "spillRequested");
-                // 2. Open the gate meanwhile, and hold the partition's lock: the IO thread's next
-                //    round attaches the reader and waits for the lock there.
-                gate = worker.openGate("c", List.of(partition), 0);
-                try (Holder holder = new Holder(partition, () -> {})) {
-                    park.release();
-                    awaitIoThread(io, Thread.State.BLOCKED, "HybridPartition", "attach");
-                    // 3. Hold the gate: the IO thread finds no data and ends the turn, but waits
-                    //    for the gate to hand it back; a region arrives just then.
-                    synchronized (gate) {
-                        holder.release();
-                        awaitIoThread(io, Thread.State.BLOCKED, "LocalInputGate", "served");
-                        writer.emit(ByteBuffer.wrap(record), 0);
-                        writer.flush(); // wakes the reader while its channel is in service
-                    }
-                }
-            }
+            LocalInputGate gate = (LocalInputGate) worker.openGate("c", List.of(partition), 0);
+            AtomicInteger parks = new AtomicInteger();
+            gate.beforePark(
+                    () -> {
+                        if (parks.getAndIncrement() == 0) {
+                            try {
+                                writer.emit(ByteBuffer.wrap(record), 0);
+                                writer.flush(); // published between the last look and the park
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        }
+                    });
+            InputGate.Buffer first = gate.poll();
+            assertThat(first)
+                    .as("the region published as it parked, read at once: %s", gate)
+                    .isNotNull();
+            first.recycle();
+            assertThat(parks).as("parks before the region was read").hasValue(1);
+            gate.beforePark(null);
             writer.finish();
-            parkingWriter.close();
-            parking.release();
             try (gate) {
-                ShuffleHarness.assertRecords(
-                        ShuffleHarness.drain(gate).get(0), List.of(record), "reader");
+                ShuffleHarness.drain(gate);
             }
             assertReleasedLeavesNothing(worker, partition);
         }
@@ -124,14 +120,16 @@ class HybridInterleavingTest {
                             worker, ShuffleHarness.id(0), 2, PartitionKind.HYBRID_FULL);
             HybridPartition partition = writer.partition();
             InputGate first = worker.openGate("c0", List.of(partition), 0);
+            assertThat(first.poll()).as("nothing yet: the gate parks on its feed").isNull();
             awaitAttachedAndIoIdle(io, partition, 1);
             InputGate second;
             Producer producer;
             synchronized (first) {
-                // The producer publishes the region, then wakes the first reader: it blocks on
-                // this gate, with the region published and its write-through not yet started.
+                // The producer publishes the region, then wakes the first gate, parked on its feed:
+                // it blocks on this gate, with the region published and its write-through not yet
+                // started.
                 producer = Producer.startWriting(writer, record);
-                awaitBlocked(producer, "LocalInputGate", "dataAvailable");
+                awaitBlocked(producer, "LocalInputGate", "feedAdvanced");
                 assertThat(partition.residentPages()).isGreaterThan(3);
                 second = worker.openGate("c1", List.of(partition), 1); // the pool asks back
                 // Attached: the spill the ask queued ran before (queued tasks run first).
@@ -196,12 +194,6 @@ class HybridInterleavingTest {
                 readers + " readers attached and the IO thread idle");
     }
 
-    private static void awaitIoThread(Thread io, Thread.State state, String type, String method) {
-        ShuffleHarness.awaitUntil(
-                () -> isIn(io, state, type, method),
-                "the IO thread " + state + " in " + type + "." + method);
-    }
-
     private static void awaitBlocked(Thread thread, String type, String method) {
         ShuffleHarness.awaitUntil(
                 () -> isIn(thread, Thread.State.BLOCKED, type, method),
@@ -218,55 +210,6 @@ class HybridInterleavingTest {
                         frame ->
                                 frame.getClassName().endsWith("." + type)
                                         && frame.getMethodName().equals(method));
-    }
-
-    /** A thread that holds a monitor until released (or closed). */
-    private static final class Holder implements AutoCloseable {
-        private final CountDownLatch held = new CountDownLatch(1);
-        private final CountDownLatch release = new CountDownLatch(1);
-        private final Thread thread;
-
-        /** Holds {@code monitor}, runs {@code whileHeld} under it, and returns once it holds it. */
-        Holder(Object monitor, Runnable whileHeld) throws InterruptedException {
-            thread =
-                    new Thread(
-                            () -> {
-                                synchronized (monitor) {
-                                    whileHeld.run();
-                                    held.countDown();
-                                    awaitQuietly(release);
-                                }
-                            },
-                            "holder");
-            thread.setDaemon(true);
-            thread.start();
-            held.await();
-        }
-
-        void release() {
-            release.countDown();
-        }
-
-        @Override
-        public void close() {
-            release.countDown();
-            Uninterruptibles.joinUninterruptibly(thread);
-        }
-
-        private static void awaitQuietly(CountDownLatch latch) {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    latch.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     /** A producer thread writing one broadcast record and finishing. */

@@ -102,7 +102,13 @@ final class HybridRig implements AutoCloseable {
         revocations.partition = partition;
         HybridPartitionWriter.Parts parts =
                 new HybridPartitionWriter.Parts(
-                        partition, options, pool, taken, data, new LongAdder(), leftovers);
+                        partition,
+                        options,
+                        pool,
+                        taken,
+                        DataFile.of(data),
+                        new LongAdder(),
+                        leftovers);
         this.writer =
                 lanes == null
                         ? HybridPartitionWriter.create(parts)

@@ -13,17 +13,19 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The in-memory bounded pipelined partition ({@link PartitionKind#PIPELINED}): its producer waits
- * for its consumers once its bound of unconsumed pages is reached (nothing goes to disk), waits
- * only briefly for a consumer that has not attached, and stops waiting when the partition is
- * released. The producer runs on a thread of its own; the test's thread reads, as the IO thread
- * would.
+ * The in-memory bounded pipelined partition ({@link PartitionKind#PIPELINED}): its producer is told
+ * to pause ({@link ResultPartitionWriter#roomWaitNanos}) once its bound of unconsumed pages is
+ * reached and woken when its consumers make room (nothing goes to disk), pauses only briefly for a
+ * consumer that has not attached, and stops pausing when the partition is released. The producer
+ * runs on a thread of its own and pauses as a cooperative task would, between records, until its
+ * waker runs or the pause it was given ends; the test's thread reads, as the IO thread would.
  */
 class PipelinedPartitionTest {
     private static final int PAGE = 256;
@@ -113,7 +115,19 @@ class PipelinedPartitionTest {
                 new Thread(
                         () -> {
                             try {
+                                Semaphore woken = new Semaphore(0);
+                                Runnable waker = woken::release;
                                 for (int i = 0; i < RECORDS; i++) {
+                                    for (long pause = rig.writer.roomWaitNanos(waker);
+                                            pause > 0;
+                                            pause = rig.writer.roomWaitNanos(waker)) {
+                                        var unused =
+                                                woken.tryAcquire(
+                                                        Math.min(
+                                                                pause,
+                                                                TimeUnit.SECONDS.toNanos(30)),
+                                                        TimeUnit.NANOSECONDS);
+                                    }
                                     rig.writer.emit(ByteBuffer.wrap(record(i)), i % n);
                                 }
                                 rig.writer.finish();

@@ -91,8 +91,9 @@ class ReadHandOffTest {
             CountDownLatch release = ShuffleHarness.parkIoThread(worker);
             try (LocalInputGate gate = (LocalInputGate) worker.openGate("c", partitions, 0)) {
                 try {
+                    assertThat(gate.poll()).as("nothing read yet: it opens its sessions").isNull();
                     ChannelReader channel = partitions.get(0).readers.iterator().next();
-                    LocalInputGate.LocalBuffer buffer = gate.tryTake(channel, 100);
+                    LocalInputGate.LocalBuffer buffer = gate.tryTake(channel.index, 100);
                     assertThat(buffer).isNotNull();
                     gate.deliver(buffer);
 

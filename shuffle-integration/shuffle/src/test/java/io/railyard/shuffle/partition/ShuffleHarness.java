@@ -291,7 +291,8 @@ final class ShuffleHarness {
                                     + "': neither a buffer nor the end for 10 s (a hang?); it"
                                     + " holds "
                                     + gate.pagesInUse()
-                                    + " pages",
+                                    + " pages: "
+                                    + gate,
                             e);
                 }
                 continue;
