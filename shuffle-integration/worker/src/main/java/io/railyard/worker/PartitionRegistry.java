@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result partitions one worker holds, by id: a producer registers each partition once it is
@@ -54,6 +55,10 @@ public final class PartitionRegistry {
 
     @GuardedBy("this")
     private final Set<PartitionId> released = new HashSet<>();
+
+    // Who waits for a partition to be registered or released (whenThere).
+    @GuardedBy("this")
+    private final Map<PartitionId, List<Runnable>> waiters = new HashMap<>();
 
     /** Who registers a partition: the task attempt that produced it. */
     public interface Producer {
@@ -95,15 +100,86 @@ public final class PartitionRegistry {
      * producer} was cancelled: its partitions are released as it is cancelled, so one it finishes
      * afterwards must not stay behind — the caller releases it.
      */
-    public synchronized boolean register(
-            PartitionId id, ResultPartition partition, Producer producer) {
-        if (producer.isCancelled()) {
-            return false;
+    public boolean register(PartitionId id, ResultPartition partition, Producer producer) {
+        List<Runnable> wake;
+        synchronized (this) {
+            if (producer.isCancelled()) {
+                return false;
+            }
+            partitions.put(id, partition);
+            lastRegisteredNanos = System.nanoTime();
+            notifyAll();
+            wake = waiters.remove(id);
         }
-        partitions.put(id, partition);
-        lastRegisteredNanos = System.nanoTime();
-        notifyAll();
+        runAll(wake);
         return true;
+    }
+
+    private static void runAll(@Nullable List<Runnable> listeners) {
+        if (listeners != null) {
+            for (Runnable listener : listeners) {
+                listener.run();
+            }
+        }
+    }
+
+    /**
+     * The partition {@code id} if it is registered, or null if it is not yet: {@link #await}
+     * without waiting, for a task that must not hold a thread. O(1).
+     *
+     * @throws PartitionLostException naming {@code id}, if it was released
+     */
+    public synchronized @Nullable ResultPartition find(PartitionId id)
+            throws PartitionLostException {
+        ResultPartition partition = partitions.get(id);
+        if (partition == null && released.contains(id)) {
+            throw new PartitionLostException(id, "it was released", null);
+        }
+        return partition;
+    }
+
+    /**
+     * Runs {@code listener} once {@code id} is registered or released here — at once, on this
+     * thread, if it is already; else on the registering or releasing thread, outside the registry's
+     * monitor. O(1).
+     */
+    public void whenThere(PartitionId id, Runnable listener) {
+        synchronized (this) {
+            if (!partitions.containsKey(id) && !released.contains(id)) {
+                waiters.computeIfAbsent(id, k -> new ArrayList<>(1)).add(listener);
+                return;
+            }
+        }
+        listener.run();
+    }
+
+    /**
+     * Checks a wait for a partition that began at {@code sinceNanos} ({@link System#nanoTime}): it
+     * gives up once neither the partition nor any other was registered here for the registry's
+     * wait, as {@link #await} does. O(1).
+     *
+     * @throws PartitionLostException naming {@code id}, if the wait gives up
+     */
+    public synchronized void checkWait(PartitionId id, long sinceNanos)
+            throws PartitionLostException {
+        if (Math.max(sinceNanos, lastRegisteredNanos) + waitNanos - System.nanoTime() <= 0) {
+            throw noProducer(id);
+        }
+    }
+
+    /** How long a wait for a partition lasts without any registration here, in nanoseconds. */
+    public long waitNanos() {
+        return waitNanos;
+    }
+
+    private PartitionLostException noProducer(PartitionId id) {
+        return new PartitionLostException(
+                id,
+                "no producer registered it, and no other partition was registered on this"
+                        + " worker, for "
+                        + TimeUnit.NANOSECONDS.toMillis(waitNanos)
+                        + " ms",
+                null);
     }
 
     /**
@@ -137,13 +213,7 @@ public final class PartitionRegistry {
             // Progress refreshes the deadline: the last registration here, if after the wait began.
             long left = Math.max(since, lastRegisteredNanos) + waitNanos - System.nanoTime();
             if (left <= 0) {
-                throw new PartitionLostException(
-                        id,
-                        "no producer registered it, and no other partition was registered on this"
-                                + " worker, for "
-                                + TimeUnit.NANOSECONDS.toMillis(waitNanos)
-                                + " ms",
-                        null);
+                throw noProducer(id);
             }
             waiter.checkNotCancelled();
             wait(Math.max(1, Math.min(RECHECK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));
@@ -159,11 +229,14 @@ public final class PartitionRegistry {
      */
     public boolean release(PartitionId id) throws IOException {
         ResultPartition partition;
+        List<Runnable> wake;
         synchronized (this) {
             released.add(id);
             partition = partitions.remove(id);
             notifyAll();
+            wake = waiters.remove(id);
         }
+        runAll(wake);
         if (partition == null) {
             return false;
         }

@@ -1,5 +1,6 @@
 package io.railyard.worker;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.deployment.BlobStore;
 import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.InputDescriptor;
@@ -7,14 +8,15 @@ import io.railyard.deployment.TaskDeploymentDescriptor;
 import io.railyard.deployment.WorkerDescriptorCache;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.InputGate;
+import io.railyard.shuffle.partition.PartitionFeed;
 import io.railyard.shuffle.partition.PartitionKind;
-import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.PartitionId;
 import io.railyard.topology.ResultPartitionType;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -32,19 +34,21 @@ import org.jspecify.annotations.Nullable;
  * the hybrid kinds, PIPELINED and PIPELINED_BOUNDED to {@link PartitionKind#PIPELINED}.
  *
  * <p>Network memory: a task that the worker's pool cannot pledge its writers and gates to now waits
- * for memory to come back when it starts ({@link TaskShuffle#start}, at most {@link #MEMORY_WAIT}
- * without any), instead of failing and being restarted at once.
+ * for memory to come back when it starts ({@link TaskShuffle#tryStart}, at most {@link
+ * #memoryWait()} without any), instead of failing and being restarted at once.
  *
  * <p>Thread-safe: task threads deploy, open and finish concurrently; each {@link TaskShuffle} is
  * then owned by its task. Offloaded descriptor groups are fetched and decoded once per worker.
  */
 public final class ShuffleEnvironment {
     /**
-     * How long a starting task waits for network memory without any coming back before it fails
-     * ({@link TaskShuffle#start}): as long as a consumer waits for a partition no producer
-     * registers ({@link PartitionRegistry#WAIT_MILLIS}).
+     * How long a starting task waits for network memory without any coming back before it fails, by
+     * default: as long as a consumer waits for a partition no producer registers ({@link
+     * PartitionRegistry#WAIT_MILLIS}).
      */
     public static final Duration MEMORY_WAIT = Duration.ofMillis(PartitionRegistry.WAIT_MILLIS);
+
+    private volatile Duration memoryWait = MEMORY_WAIT;
 
     private final int worker;
     private final ShuffleWorker shuffle;
@@ -54,6 +58,11 @@ public final class ShuffleEnvironment {
     private final PartitionLocator peers;
     private final @Nullable ShuffleNetwork network;
     private final boolean ownDirectly;
+
+    // The inputs of the groups gates read here now, by the decoded group (one object per group
+    // that is offloaded, so all its consumers here share one feed).
+    @GuardedBy("this")
+    private final IdentityHashMap<GroupDescriptors, GroupInput> inputs = new IdentityHashMap<>();
 
     /**
      * The environment of worker {@code worker}, writing through {@code shuffle}, BLOCKING results
@@ -125,6 +134,19 @@ public final class ShuffleEnvironment {
         return worker;
     }
 
+    /**
+     * How long a starting task waits for network memory without any coming back before it fails
+     * ({@link #MEMORY_WAIT} unless set).
+     */
+    public Duration memoryWait() {
+        return memoryWait;
+    }
+
+    /** Tests: sets {@link #memoryWait()}. */
+    void memoryWait(Duration wait) {
+        this.memoryWait = wait;
+    }
+
     /** This worker's shuffle layer. */
     public ShuffleWorker shuffle() {
         return shuffle;
@@ -136,28 +158,16 @@ public final class ShuffleEnvironment {
     }
 
     /**
-     * The shuffle of the attempt {@code descriptor} describes, run by {@code attempt}: the
-     * partitions readable while written (hybrid, pipelined) are created and registered now, so a
-     * consumer deployed with or after it finds them — unless the worker's network memory cannot
-     * pledge them now: then the task creates them when it starts, waiting for memory ({@link
-     * TaskShuffle#start}), and its consumers wait for them as for any partition not registered yet;
-     * blocking ones when the task starts.
-     *
-     * @throws IOException if a partition cannot be created; what was created is closed
+     * The shuffle of the attempt {@code descriptor} describes, run by {@code attempt}. Nothing is
+     * created yet: the task creates its partitions and opens its gates when it starts ({@link
+     * TaskShuffle#tryStart}), so an attempt waiting for a slot holds no network memory; its
+     * consumers wait for its partitions as for any partition not registered yet. O(1).
      */
-    public TaskShuffle deploy(TaskDeploymentDescriptor descriptor, TaskShuffle.Attempt attempt)
-            throws IOException {
+    public TaskShuffle deploy(TaskDeploymentDescriptor descriptor, TaskShuffle.Attempt attempt) {
         if (network != null) {
             network.serve(descriptor.job(), descriptor.secret(), partitions);
         }
-        TaskShuffle task = new TaskShuffle(this, descriptor, attempt);
-        try {
-            task.deploy();
-        } catch (IOException | RuntimeException e) {
-            task.close();
-            throw e;
-        }
-        return task;
+        return new TaskShuffle(this, descriptor, attempt);
     }
 
     /** The partition kind of results of {@code type} on this worker. */
@@ -184,94 +194,89 @@ public final class ShuffleEnvironment {
     }
 
     /**
-     * A gate named {@code name} of {@code task} over subpartition {@code subpartition} of {@code
-     * partitions}, held by {@code holders}: through the network if there is one, else from this
-     * worker's registry and, through the locator, other workers' (waiting for each as {@link
-     * PartitionRegistry#await} does).
+     * Whether this worker reads a partition held by {@code holder} directly, through its own
+     * shuffle layer, rather than over its network: always without a network; with one, only its own
+     * partitions and only if it reads those directly.
+     */
+    private boolean readsDirectly(int holder) {
+        return network == null || (ownDirectly && holder == worker);
+    }
+
+    /** The registry of worker {@code holder}'s partitions: this worker's, or a peer's. */
+    PartitionRegistry registryOf(int holder) {
+        return holder == worker ? partitions : peers.registry(holder);
+    }
+
+    /**
+     * The input of {@code group} on this worker — the feed of the partitions it reads directly,
+     * shared by every gate of the group here — made at its first gate, O(partitions) then, and O(1)
+     * for every later one, also after earlier gates closed (consumers that run one after another,
+     * in waves of slots). It lives as long as this environment (one job on the worker): its feed
+     * holds a reference per partition and an entry per region, not the data.
+     */
+    synchronized GroupInput openInput(GroupDescriptors group) {
+        GroupInput input = inputs.get(group);
+        if (input == null) {
+            int[] direct = GroupInput.directChannels(group, this::readsDirectly);
+            PartitionFeed feed =
+                    shuffle.newFeed(
+                            "group " + group.group() + " of worker " + worker, direct.length);
+            input = new GroupInput(group, direct, feed, this::registryOf);
+            inputs.put(group, input);
+        }
+        return input;
+    }
+
+    /**
+     * A gate named {@code name} of {@code task} over subpartition {@code subpartition} of every
+     * partition of {@code group}: those this worker reads directly through {@code input}'s feed,
+     * the others through the network — one gate to the task, a {@link CompositeInputGate} over two
+     * parts when there are both. Never waits: partitions not registered yet are read once they are.
+     * O(1) for a group read directly; O(partitions) for one read over the network.
+     *
+     * @throws PartitionLostException if a partition of the group was released (the feed failed)
      */
     InputGate openGate(
             String name,
             TaskDeploymentDescriptor task,
-            int[] holders,
-            List<PartitionId> partitions,
-            int subpartition,
-            PartitionRegistry.Waiter waiter)
-            throws PartitionLostException, InterruptedException {
-        if (network != null && ownDirectly) {
-            return openMixedGate(network, name, task, holders, partitions, subpartition, waiter);
+            GroupDescriptors group,
+            GroupInput input,
+            int subpartition)
+            throws PartitionLostException {
+        if (input.isWhole(group.size())) {
+            return shuffle.openGate(name, input.feed(), subpartition);
         }
-        if (network != null) {
-            return network.openGate(
-                    name, task.job(), task.secret(), holders, partitions, subpartition);
+        ShuffleNetwork net = network;
+        if (net == null) {
+            throw new IllegalStateException(
+                    "gate '" + name + "': partitions of other workers and no network");
         }
-        List<ResultPartition> read = new ArrayList<>(partitions.size());
-        for (int i = 0; i < partitions.size(); i++) {
-            read.add(partition(holders[i], partitions.get(i), waiter));
+        int[] remote = GroupInput.otherChannels(group.size(), input.channels());
+        int[] holders = new int[remote.length];
+        List<PartitionId> ids = new ArrayList<>(remote.length);
+        for (int k = 0; k < remote.length; k++) {
+            holders[k] = group.worker(remote[k]);
+            ids.add(
+                    new PartitionId(
+                            group.firstPartition() + remote[k], group.producerAttempt(remote[k])));
         }
-        return shuffle.openGate(name, read, subpartition);
-    }
-
-    /**
-     * A gate reading this worker's partitions directly and the others' through {@code network}: one
-     * part each (a {@link CompositeInputGate} when there are both).
-     */
-    private InputGate openMixedGate(
-            ShuffleNetwork network,
-            String name,
-            TaskDeploymentDescriptor task,
-            int[] holders,
-            List<PartitionId> partitions,
-            int subpartition,
-            PartitionRegistry.Waiter waiter)
-            throws PartitionLostException, InterruptedException {
-        List<ResultPartition> own = new ArrayList<>();
-        List<Integer> ownChannels = new ArrayList<>();
-        List<PartitionId> remote = new ArrayList<>();
-        List<Integer> remoteHolders = new ArrayList<>();
-        List<Integer> remoteChannels = new ArrayList<>();
-        for (int i = 0; i < partitions.size(); i++) {
-            if (holders[i] == worker) {
-                own.add(this.partitions.await(partitions.get(i), waiter));
-                ownChannels.add(i);
-            } else {
-                remote.add(partitions.get(i));
-                remoteHolders.add(holders[i]);
-                remoteChannels.add(i);
-            }
+        if (input.channels().length == 0) {
+            return net.openGate(name, task.job(), task.secret(), holders, ids, subpartition);
         }
-        if (remote.isEmpty()) {
-            return shuffle.openGate(name, own, subpartition);
-        }
-        int[] held = remoteHolders.stream().mapToInt(Integer::intValue).toArray();
-        if (own.isEmpty()) {
-            return network.openGate(name, task.job(), task.secret(), held, remote, subpartition);
-        }
-        InputGate direct = shuffle.openGate(name + ".own", own, subpartition);
+        InputGate own = shuffle.openGate(name + ".own", input.feed(), subpartition);
         InputGate overNetwork;
         try {
             overNetwork =
-                    network.openGate(
-                            name + ".net", task.job(), task.secret(), held, remote, subpartition);
+                    net.openGate(
+                            name + ".net", task.job(), task.secret(), holders, ids, subpartition);
         } catch (RuntimeException e) {
-            direct.close();
+            own.close();
             throw e;
         }
         return new CompositeInputGate(
                 name,
-                new InputGate[] {direct, overNetwork},
-                new int[][] {
-                    ownChannels.stream().mapToInt(Integer::intValue).toArray(),
-                    remoteChannels.stream().mapToInt(Integer::intValue).toArray()
-                },
-                partitions.size());
-    }
-
-    /**
-     * Partition {@code id}, held by worker {@code holder}: from this worker's registry if it is
-     * this worker, else through the locator; waits for it as {@link PartitionRegistry#await} does.
-     */
-    private ResultPartition partition(int holder, PartitionId id, PartitionRegistry.Waiter waiter)
-            throws PartitionLostException, InterruptedException {
-        return holder == worker ? partitions.await(id, waiter) : peers.find(holder, id, waiter);
+                new InputGate[] {own, overNetwork},
+                new int[][] {input.channels(), remote},
+                group.size());
     }
 }

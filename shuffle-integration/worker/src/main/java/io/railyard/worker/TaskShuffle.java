@@ -4,6 +4,7 @@ import io.railyard.deployment.GroupDescriptors;
 import io.railyard.deployment.InputDescriptor;
 import io.railyard.deployment.ProducedPartition;
 import io.railyard.deployment.TaskDeploymentDescriptor;
+import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.InsufficientNetworkMemoryException;
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import io.railyard.shuffle.partition.InputGate;
@@ -12,10 +13,8 @@ import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.shuffle.partition.ResultPartitionWriter;
 import io.railyard.topology.PartitionId;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,19 +24,17 @@ import org.jspecify.annotations.Nullable;
  * group, reading the subpartition the descriptor names of every partition of the group, wherever it
  * lives.
  *
- * <p>Lifecycle: partitions readable while written exist from {@code deploy} — or, when the worker's
- * network memory cannot pledge them all then, from {@link #start}; {@link #start} (or {@link
- * #createBlockingPartitions} and {@link #openInputGates}) when the task starts; {@link #finish}
- * finishes every writer and registers the blocking partitions (unless the attempt was cancelled
- * meanwhile: then they are released); {@link #close} abandons whatever is still open — unfinished
- * writers' files and pages go, gates close. Partitions that were registered stay: the JobManager
- * releases them.
+ * <p>Lifecycle: nothing is created at deployment, so an attempt waiting for a slot holds no network
+ * memory; {@link #tryStart} when the task starts creates and registers the partitions readable
+ * while written, creates the blocking ones and opens the gates (consumers wait for partitions not
+ * registered yet); {@link #finish} finishes every writer and registers the blocking partitions
+ * (unless the attempt was cancelled meanwhile: then they are released); {@link #close} abandons
+ * whatever is still open — unfinished writers' files and pages go, gates close. Partitions that
+ * were registered stay: the JobManager releases them.
  *
  * <p>Not thread-safe: owned by the task's thread (its deployment by the thread that deploys).
  */
 public final class TaskShuffle implements AutoCloseable {
-    private static final long RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
     /** The attempt that owns the shuffle, as the registry and the waits see it. */
     public interface Attempt extends PartitionRegistry.Producer, PartitionRegistry.Waiter {}
 
@@ -46,7 +43,8 @@ public final class TaskShuffle implements AutoCloseable {
     private final Attempt attempt;
     private final @Nullable ResultPartitionWriter[] writers;
     private final List<InputGate> gates = new ArrayList<>();
-    private boolean earlyRegistered; // the partitions readable while written are registered
+    private final List<GroupInput> opened = new ArrayList<>(); // the inputs its gates read
+    private boolean registered; // the partitions readable while written are registered
 
     TaskShuffle(
             ShuffleEnvironment environment, TaskDeploymentDescriptor descriptor, Attempt owner) {
@@ -75,19 +73,6 @@ public final class TaskShuffle implements AutoCloseable {
     }
 
     /**
-     * At deployment: creates and registers the partitions readable while written if the worker's
-     * network memory can pledge them all now; otherwise (nothing is registered then) {@link #start}
-     * does, once it can.
-     */
-    void deploy() throws IOException {
-        try {
-            createEarlyPartitions();
-        } catch (InsufficientNetworkMemoryException e) {
-            abandonStart();
-        }
-    }
-
-    /**
      * Creates the partitions readable while written, then registers them all — none is registered
      * unless every one could be created (a registered partition can only be released, and a
      * released one is lost to its consumers).
@@ -113,80 +98,119 @@ public final class TaskShuffle implements AutoCloseable {
                 }
             }
         }
-        earlyRegistered = true;
+        registered = true;
     }
 
     /**
-     * Starts the task: the partitions readable while written that deployment could not create, the
-     * blocking partitions, and the gates ({@link #openInputGates}). When the worker's network
-     * memory cannot pledge them, what this call created is closed and it waits for a guarantee to
-     * come back — another task ending, a partition released — and tries again; it gives up once
-     * none came back for {@code noProgress}, with the {@link InsufficientNetworkMemoryException}
-     * (memory held by tasks that wait for this one never comes back: a pipelined consumer's gate
-     * its producer needs). The attempt's cancellation ends the wait within 50 ms. A guarantee given
-     * back while an attempt to start runs, and pledged to another owner before it ends, is not
-     * seen: the wait goes on to the next one.
-     *
-     * <p>Costs: each retry creates again what the last one closed (blocking partitions' files
-     * included); there is one retry per guarantee given back at most.
-     *
-     * @return the gates, one per consumed group
-     * @throws InsufficientNetworkMemoryException if no memory came back for {@code noProgress}
-     * @throws IOException as {@link #createBlockingPartitions} and {@link #openInputGates} do
-     * @throws InterruptedException if interrupted while waiting
+     * What an attempt to start the task gave ({@link #tryStart}): its gates, or what it must wait
+     * for before it tries again.
      */
-    public List<InputGate> start(Duration noProgress) throws IOException, InterruptedException {
+    public sealed interface Start {
+        /**
+         * The task started.
+         *
+         * @param gates its gates, one per consumed group
+         */
+        record Started(List<InputGate> gates) implements Start {}
+
+        /**
+         * The worker's network memory cannot pledge the task's writers and gates now; nothing it
+         * created is left. Try again once a guarantee came back after {@code mark} ({@link
+         * NetworkBufferPool#onPledgeReturned}); {@code shortage} says what was missing.
+         */
+        record AwaitMemory(
+                NetworkBufferPool pool, long mark, InsufficientNetworkMemoryException shortage)
+                implements Start {}
+
+        /**
+         * The task's {@code pages} could be pledged, but not given at once without asking borrowers
+         * back, and pages lent to pipelined partitions will cover them as their consumers read:
+         * nothing was created. Try again once they are spare ({@link NetworkBufferPool#onSpare}),
+         * or without waiting ({@code tryStart(false)}) once none come.
+         */
+        record AwaitSpare(NetworkBufferPool pool, int pages) implements Start {}
+    }
+
+    /**
+     * Pages starting the task pledges: its writers' ({@link
+     * io.railyard.shuffle.partition.ShuffleWorker#writerPages}) and its gates'. O(outputs +
+     * inputs).
+     */
+    public int pagesToStart() {
+        long pages =
+                (long) descriptor.inputs().size() * environment.shuffle().options().gatePages();
+        for (ProducedPartition produced : descriptor.produced()) {
+            pages +=
+                    environment
+                            .shuffle()
+                            .writerPages(
+                                    environment.kindOf(produced.type()),
+                                    produced.numSubpartitions());
+        }
+        return (int) Math.min(Integer.MAX_VALUE, pages);
+    }
+
+    /**
+     * Tries to start the task without waiting: creates and registers the partitions readable while
+     * written, creates the blocking partitions, and opens the gates (which read their partitions as
+     * they are registered). When the worker's network memory cannot pledge what it needs, what this
+     * call created is closed again and it says what to wait for; the caller decides how long (a
+     * guarantee given back while a try runs, and pledged to another owner before it ends, is not
+     * seen: wait for the next). With {@code mayAwaitSpare}, a start whose pages the pool could
+     * pledge only by asking borrowers back, while pages lent to pipelined partitions would cover
+     * them once consumed, creates nothing and says to wait for them ({@link Start.AwaitSpare}):
+     * pipelined data then stays in memory instead of being spilled for a task that can wait.
+     *
+     * <p>Costs: each try after a memory shortage creates again what the last one closed (blocking
+     * partitions' files included).
+     *
+     * @throws IOException if a partition's file cannot be created, if a group cannot be resolved or
+     *     a partition was released ({@link io.railyard.shuffle.PartitionLostException} names it)
+     * @throws IllegalStateException if an input reads more than one subpartition (a gate reads one)
+     */
+    public Start tryStart(boolean mayAwaitSpare) throws IOException {
         NetworkBufferPool pool = environment.shuffle().bufferPool();
-        while (true) {
-            int pledgeable = pool.pledgeablePages();
-            try {
-                if (!earlyRegistered) {
-                    createEarlyPartitions();
-                }
-                createBlockingPartitions();
-                return openInputGates();
-            } catch (InsufficientNetworkMemoryException e) {
-                abandonStart();
-                // What the attempt gave back is not memory coming back: watch from here, unless
-                // more can be pledged now than before the attempt (another owner gave some back).
-                long mark = pool.pledgesReturned();
-                if (pool.pledgeablePages() <= pledgeable) {
-                    awaitPledgeReturned(pool, mark, noProgress, e);
-                }
+        int pledgeable = pool.pledgeablePages();
+        if (mayAwaitSpare && !registered) {
+            int pages = pagesToStart();
+            int spare = pool.sparePages();
+            if (spare < pages && pages <= pledgeable && spare + pool.drainingPages() >= pages) {
+                return new Start.AwaitSpare(pool, pages);
             }
+        }
+        try {
+            if (!registered) {
+                createEarlyPartitions();
+            }
+            createBlockingPartitions();
+            return new Start.Started(openGates());
+        } catch (InsufficientNetworkMemoryException e) {
+            abandonStart();
+            // What the attempt gave back is not memory coming back: watch from here, unless
+            // more can be pledged now than before the attempt (another owner gave some back).
+            long mark = pool.pledgesReturned();
+            return new Start.AwaitMemory(
+                    pool, pool.pledgeablePages() > pledgeable ? mark - 1 : mark, e);
         }
     }
 
-    /** Waits for a guarantee returned after {@code mark}, checking the attempt every 50 ms. */
-    private void awaitPledgeReturned(
-            NetworkBufferPool pool,
-            long mark,
-            Duration noProgress,
-            InsufficientNetworkMemoryException shortage)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + noProgress.toNanos();
-        while (!pool.awaitPledgeReturned(
-                mark, Math.min(RECHECK_NANOS, deadline - System.nanoTime()))) {
-            attempt.checkNotCancelled();
-            if (System.nanoTime() - deadline >= 0) {
-                InsufficientNetworkMemoryException gaveUp =
-                        new InsufficientNetworkMemoryException(
-                                shortage.getMessage()
-                                        + "; waited "
-                                        + noProgress.toMillis()
-                                        + " ms and no network memory of the worker came back");
-                gaveUp.initCause(shortage);
-                throw gaveUp;
-            }
+    /**
+     * Fails a gate whose partitions' producers never registered one, and whose worker registered
+     * nothing for the registry's wait: the consumer's check while it waits for input. O(inputs).
+     */
+    public void checkInputWaits() {
+        for (GroupInput input : opened) {
+            input.checkWaits();
         }
-        attempt.checkNotCancelled();
     }
 
-    /** Closes what a failed {@link #start} created: unregistered writers, blocking ones, gates. */
+    /**
+     * Closes what a failed {@link #tryStart} created: unregistered writers, blocking ones, gates.
+     */
     private void abandonStart() {
         for (int k = 0; k < writers.length; k++) {
             ResultPartitionWriter writer = writers[k];
-            if (writer != null && (!earlyRegistered || !writer.kind().isReadableWhileWritten())) {
+            if (writer != null && (!registered || !writer.kind().isReadableWhileWritten())) {
                 writer.close();
                 writers[k] = null;
             }
@@ -194,32 +218,39 @@ public final class TaskShuffle implements AutoCloseable {
         closeGates();
     }
 
-    /** Creates the blocking partitions (readable once finished). When the task starts. */
-    public void createBlockingPartitions() throws IOException {
+    /**
+     * Creates the blocking partitions (readable once finished, registered by {@link #finish}); the
+     * partitions readable while written are {@link #tryStart}'s to create, since they must be
+     * registered when they are. When the task starts.
+     */
+    private void createBlockingPartitions() throws IOException {
         for (int k = 0; k < writers.length; k++) {
-            if (writers[k] == null) {
-                ProducedPartition produced = descriptor.produced().get(k);
+            ProducedPartition produced = descriptor.produced().get(k);
+            PartitionKind kind = environment.kindOf(produced.type());
+            if (writers[k] == null && !kind.isReadableWhileWritten()) {
                 writers[k] =
                         environment
                                 .shuffle()
                                 .createPartition(
-                                        partitionId(produced),
-                                        produced.numSubpartitions(),
-                                        environment.kindOf(produced.type()));
+                                        partitionId(produced), produced.numSubpartitions(), kind);
             }
         }
     }
 
     /**
-     * Opens one gate per consumed group on the subpartition the descriptor names, waiting for
-     * partitions whose producers have not registered them yet; the gates start reading at once.
+     * Opens one gate per consumed group on the subpartition the descriptor names; the gates start
+     * reading at once, each partition as soon as its producer registers it. Never waits.
      *
-     * @throws IOException if a group cannot be resolved or a partition is lost ({@link
+     * @throws IOException if a group cannot be resolved or a partition was released ({@link
      *     io.railyard.shuffle.PartitionLostException} names it)
-     * @throws InterruptedException if interrupted while waiting for a partition
      * @throws IllegalStateException if an input reads more than one subpartition (a gate reads one)
      */
-    public List<InputGate> openInputGates() throws IOException, InterruptedException {
+    public List<InputGate> openInputGates() throws IOException {
+        return openGates();
+    }
+
+    /** Opens the gates, one per consumed group, each on the worker's input of its group. */
+    private List<InputGate> openGates() throws IOException {
         for (int k = 0; k < descriptor.inputs().size(); k++) {
             InputDescriptor input = descriptor.inputs().get(k);
             if (input.numSubpartitions() != 1) {
@@ -231,16 +262,16 @@ public final class TaskShuffle implements AutoCloseable {
                                 + " subpartitions; a gate reads one");
             }
             GroupDescriptors group = environment.resolve(input);
-            int[] holders = new int[group.size()];
-            List<PartitionId> read = new ArrayList<>(group.size());
-            for (int i = 0; i < group.size(); i++) {
-                holders[i] = group.worker(i);
-                read.add(new PartitionId(group.firstPartition() + i, group.producerAttempt(i)));
-            }
+            GroupInput shared = environment.openInput(group);
+            opened.add(shared);
             String name = "t" + descriptor.task() + ".a" + descriptor.attempt() + ".in" + k;
             gates.add(
                     environment.openGate(
-                            name, descriptor, holders, read, input.firstSubpartition(), attempt));
+                            name, descriptor, group, shared, input.firstSubpartition()));
+            PartitionLostException lost = shared.feed().failure();
+            if (lost != null) {
+                throw lost; // a partition released before the task started: it fails at once
+            }
         }
         return List.copyOf(gates);
     }
@@ -257,7 +288,7 @@ public final class TaskShuffle implements AutoCloseable {
             if (writer != null) {
                 ResultPartition partition = writer.finish();
                 writers[k] = null;
-                if (!writer.kind().isReadableWhileWritten() // registered at deployment
+                if (!writer.kind().isReadableWhileWritten() // registered when it started
                         && !environment.partitions().register(writer.id(), partition, attempt)) {
                     partition.release();
                 }
@@ -283,6 +314,7 @@ public final class TaskShuffle implements AutoCloseable {
             gate.close();
         }
         gates.clear();
+        opened.clear();
     }
 
     private PartitionId partitionId(ProducedPartition produced) {

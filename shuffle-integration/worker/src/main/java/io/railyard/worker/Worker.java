@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,8 +18,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #cancel} an attempt, {@link #releasePartition} a partition. The end of every attempt goes
  * to a {@link TaskListener}.
  *
- * <p>Slots: deployed attempts run on {@code slots} in deployment order, one per thread of it; an
- * attempt holds its slot until it finishes, fails or is cancelled.
+ * <p>Slots: deployed attempts run on the worker's {@link TaskSlots} in deployment order, as
+ * cooperative tasks on its few threads ({@link TaskCode}); an attempt holds its slot until it
+ * finishes, fails or is cancelled.
  *
  * <p>Thread-safe: the JobManager's thread deploys, cancels and releases while task threads run and
  * end. Costs: a deployment decodes its descriptor and creates the partitions readable while
@@ -28,18 +28,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Worker {
     private final ShuffleEnvironment environment;
-    private final Executor slots;
+    private final TaskSlots slots;
     private final TaskCode.Factory code;
     private final TaskListener listener;
     private final Map<AttemptId, TaskRun> running = new ConcurrentHashMap<>();
 
     /**
-     * A worker with {@code environment}, running attempts on {@code slots} with the code {@code
+     * A worker with {@code environment}, running attempts in {@code slots} with the code {@code
      * code} chooses, reporting their ends to {@code listener}.
      */
     public Worker(
             ShuffleEnvironment environment,
-            Executor slots,
+            TaskSlots slots,
             TaskCode.Factory code,
             TaskListener listener) {
         this.environment = environment;
@@ -71,6 +71,7 @@ public final class Worker {
         TaskRun task =
                 new TaskRun(
                         this,
+                        slots,
                         descriptor,
                         code.create(
                                 descriptor.vertex(), descriptor.subtask(), descriptor.attempt()));
@@ -82,7 +83,7 @@ public final class Worker {
             listener.failed(task.id(), e);
             return;
         }
-        slots.execute(task);
+        slots.admit(task);
     }
 
     /** Cancels attempt {@code attempt} of task {@code task} if it runs here. */

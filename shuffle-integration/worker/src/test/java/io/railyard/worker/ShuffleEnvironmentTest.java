@@ -70,11 +70,9 @@ class ShuffleEnvironmentTest {
         }
     }
 
-    private io.railyard.shuffle.partition.ResultPartition remote(
-            int worker, PartitionId id, PartitionRegistry.Waiter waiter)
-            throws PartitionLostException, InterruptedException {
+    private PartitionRegistry remote(int worker) {
         remoteLookups.incrementAndGet();
-        return workers.get(worker).partitions().await(id, waiter);
+        return workers.get(worker).partitions();
     }
 
     /** source (P) -> sink (P), all-to-all of {@code type}; task t runs on worker t mod 2. */
@@ -96,6 +94,15 @@ class ShuffleEnvironmentTest {
      */
     static List<TaskDeploymentDescriptor> descriptors(JobGraph graph, int workers)
             throws Exception {
+        List<TaskDeploymentDescriptor> all = new ArrayList<>();
+        for (byte[] bytes : encoded(graph, workers)) {
+            all.add(TaskDeploymentDescriptor.decode(bytes));
+        }
+        return all;
+    }
+
+    /** Every task's encoded descriptor (attempt 0), as {@link #descriptors} places them. */
+    static List<byte[]> encoded(JobGraph graph, int workers) throws Exception {
         DeploymentDescriptors descriptors =
                 new DeploymentDescriptors(
                         new JobId(1, 2),
@@ -103,9 +110,9 @@ class ShuffleEnvironmentTest {
                         new StaticShuffleDescriptors(graph, workers),
                         new InMemoryBlobStore(),
                         OffloadOptions.NEVER);
-        List<TaskDeploymentDescriptor> all = new ArrayList<>();
+        List<byte[]> all = new ArrayList<>();
         for (int task = 0; task < graph.numTasks(); task++) {
-            all.add(TaskDeploymentDescriptor.decode(descriptors.create(task, 0).encode()));
+            all.add(descriptors.create(task, 0).encode());
         }
         return all;
     }
@@ -132,7 +139,7 @@ class ShuffleEnvironmentTest {
 
         for (int source = 0; source < P; source++) {
             TaskShuffle shuffle = workers.get(source % 2).deploy(tasks.get(source), RUNNING);
-            shuffle.createBlockingPartitions();
+            assertThat(shuffle.tryStart(false)).isInstanceOf(TaskShuffle.Start.Started.class);
             ResultPartitionWriter out = shuffle.output(0);
             assertThat(out.kind())
                     .isEqualTo(
@@ -166,7 +173,7 @@ class ShuffleEnvironmentTest {
         List<TaskDeploymentDescriptor> tasks = descriptors(graph);
         for (int source = 0; source < P; source++) {
             TaskShuffle shuffle = workers.get(source % 2).deploy(tasks.get(source), RUNNING);
-            shuffle.createBlockingPartitions();
+            assertThat(shuffle.tryStart(false)).isInstanceOf(TaskShuffle.Start.Started.class);
             shuffle.finish();
         }
         workers.get(1).partitions().release(new PartitionId(1, 0)); // on the other worker
@@ -235,7 +242,7 @@ class ShuffleEnvironmentTest {
         for (int source = 0; source < P; source++) {
             ShuffleEnvironment on = mixed.get(source % 2);
             TaskShuffle shuffle = on.deploy(tasks.get(source), RUNNING);
-            shuffle.createBlockingPartitions();
+            assertThat(shuffle.tryStart(false)).isInstanceOf(TaskShuffle.Start.Started.class);
             for (int sink = 0; sink < P; sink++) {
                 shuffle.output(0).emit(utf8("from " + source + " to " + sink), sink);
             }
