@@ -3,6 +3,7 @@ package io.railyard.local;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkElementIndex;
 
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.topology.JobGraph;
 import io.railyard.worker.Tally;
 import io.railyard.worker.TaskCode;
@@ -10,6 +11,7 @@ import io.railyard.worker.TaskContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -196,7 +198,7 @@ public final class ForwardingJob implements TaskCode.Factory {
                         ? injected.atRecord()
                         : -1;
         long failAt = chosen >= 0 ? chosen : drawnFailure(vertex, subtask, attempt);
-        return context -> run(context, failAt);
+        return new Forwarding(failAt);
     }
 
     /** Where the attempt fails under the fail rate, or -1. */
@@ -219,48 +221,70 @@ public final class ForwardingJob implements TaskCode.Factory {
         return -1;
     }
 
-    private Tally run(TaskContext context, long failAt) throws Exception {
-        Tally.Counter counter = new Tally.Counter();
-        long[] handled = new long[1];
-        if (graph.numInputEdges(context.vertex()) == 0) {
-            ByteBuffer record = ByteBuffer.allocate(recordBytes);
-            SplittableRandom random = random(context.vertex(), context.subtask());
-            long n = recordsOf(context.vertex(), context.subtask());
-            for (long i = 0; i < n; i++) {
-                fill(record, random);
-                handle(context, record, counter, handled, failAt);
-            }
-        } else {
-            context.readInputs(
-                    (channel, record) -> handle(context, record, counter, handled, failAt));
-        }
-        return counter.tally();
-    }
+    /**
+     * One attempt of the built-in logic, as a cooperative task: a source generates its records
+     * while its outputs have room, any other task forwards what its inputs have; each yields when
+     * it may not go on and resumes where it stopped.
+     */
+    private final class Forwarding implements TaskCode, RecordDecoder.RecordSink {
+        private final long failAt;
+        private final Tally.Counter counter = new Tally.Counter();
+        private long handled;
+        private @Nullable TaskContext context;
+        // A source's state: its generator, its record buffer, how many it generated so far.
+        private @Nullable SplittableRandom random;
+        private final ByteBuffer record = ByteBuffer.allocate(recordBytes);
+        private long generated;
 
-    private void handle(
-            TaskContext context,
-            ByteBuffer record,
-            Tally.Counter counter,
-            long[] handled,
-            long at) {
-        if (handled[0]++ == at) {
-            throw new InjectedFailure(
-                    "injected failure of vertex "
-                            + context.vertex()
-                            + " subtask "
-                            + context.subtask()
-                            + " attempt "
-                            + context.attempt()
-                            + " at record "
-                            + at);
+        Forwarding(long failAt) {
+            this.failAt = failAt;
         }
-        counter.add(record);
-        int key = record.getInt(record.position());
-        for (int k = 0; k < context.numOutputs(); k++) {
-            try {
-                context.emit(k, record.duplicate(), key);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+
+        @Override
+        public Step run(TaskContext task) throws IOException {
+            context = task;
+            if (graph.numInputEdges(task.vertex()) > 0) {
+                return task.readInputs(this) ? Step.done(counter.tally()) : Step.YIELD;
+            }
+            SplittableRandom source = random;
+            if (source == null) {
+                source = random(task.vertex(), task.subtask());
+                random = source;
+            }
+            long n = recordsOf(task.vertex(), task.subtask());
+            while (generated < n) {
+                if (!task.canContinue()) {
+                    return Step.YIELD;
+                }
+                fill(record, source);
+                generated++;
+                accept(0, record);
+            }
+            return Step.done(counter.tally());
+        }
+
+        @Override
+        public void accept(int channel, ByteBuffer in) {
+            TaskContext task = Objects.requireNonNull(context);
+            if (handled++ == failAt) {
+                throw new InjectedFailure(
+                        "injected failure of vertex "
+                                + task.vertex()
+                                + " subtask "
+                                + task.subtask()
+                                + " attempt "
+                                + task.attempt()
+                                + " at record "
+                                + failAt);
+            }
+            counter.add(in);
+            int key = in.getInt(in.position());
+            for (int k = 0; k < task.numOutputs(); k++) {
+                try {
+                    task.emit(k, in.duplicate(), key);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
             }
         }
     }

@@ -15,7 +15,6 @@ import io.railyard.jobmaster.WorkerGateway;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.partition.InputGate;
 import io.railyard.shuffle.partition.PartitionKind;
-import io.railyard.shuffle.partition.ResultPartition;
 import io.railyard.topology.AttemptId;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PartitionId;
@@ -121,7 +120,7 @@ final class JobRun implements TaskListener {
                         });
         List<Worker> made = new ArrayList<>(hosts.size());
         List<String> locations = new ArrayList<>(hosts.size());
-        PartitionLocator peers = this::findPartition;
+        PartitionLocator peers = this::registry;
         this.hosts = List.copyOf(hosts);
         for (LocalEngine.Host host : hosts) {
             HostTransport network = host.transport();
@@ -263,11 +262,9 @@ final class JobRun implements TaskListener {
         }
     }
 
-    /** The partition worker {@code worker} holds: in-process, its registry. Any thread. */
-    private ResultPartition findPartition(
-            int worker, PartitionId id, PartitionRegistry.Waiter waiter)
-            throws PartitionLostException, InterruptedException {
-        return workers.get(worker).environment().partitions().await(id, waiter);
+    /** The registry of worker {@code worker}'s partitions: in-process, its own. Any thread. */
+    private PartitionRegistry registry(int worker) {
+        return workers.get(worker).environment().partitions();
     }
 
     /** What the main thread last published of its counts, for a progress display. Any thread. */

@@ -15,6 +15,7 @@ import io.railyard.topology.JobGraph;
 import io.railyard.transport.DataServer;
 import io.railyard.transport.TransportOptions;
 import io.railyard.worker.TaskCode;
+import io.railyard.worker.TaskSlots;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
@@ -25,9 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,16 +34,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The embedded default execution engine: N workers × S slots in one process. Each worker has its
- * own {@link ShuffleWorker} (network-buffer pool, shuffle directory, IO thread) and S task threads;
- * a job runs through a {@code JobMaster} on a main thread of its own, which deploys tasks to the
- * workers as its scheduling strategy decides, feeds their ends and failures back into failover, and
- * releases partitions as their consumers finish.
+ * own {@link ShuffleWorker} (network-buffer pool, shuffle directory, IO thread) and its {@link
+ * TaskSlots}: S slots whose tasks run as cooperative tasks on a few threads (as many as the machine
+ * has cores by default), so a slot costs no thread; a job runs through a {@code JobMaster} on a
+ * main thread of its own, which deploys tasks to the workers as its scheduling strategy decides,
+ * feeds their ends and failures back into failover, and releases partitions as their consumers
+ * finish.
  *
  * <ul>
  *   <li>Slots: a worker runs the tasks deployed to it in deployment order (the strategy's), S at a
- *       time; a task holds its slot until it finishes, fails or is cancelled. Tasks are placed on
- *       workers round-robin in deployment order. The engine counts the slots running a task ({@link
- *       Progress#slotsBusy}) and the most at once per job ({@link JobResult.Stats#maxSlotsBusy}).
+ *       time, each in steps on the worker's task threads ({@link TaskCode}); a task holds its slot
+ *       until it finishes, fails or is cancelled. Tasks are placed on workers round-robin in
+ *       deployment order. The engine counts the slots running a task ({@link Progress#slotsBusy})
+ *       and the most at once per job ({@link JobResult.Stats#maxSlotsBusy}).
  *   <li>Partitions by type: BLOCKING is the engine's blocking {@link PartitionKind}, {@link
  *       PartitionKind#SORT} or {@link PartitionKind#HASH}; HYBRID_FULL and HYBRID_SELECTIVE are
  *       {@link PartitionKind#HYBRID_FULL} and {@link PartitionKind#HYBRID_SELECTIVE}; PIPELINED and
@@ -121,38 +122,17 @@ public final class LocalEngine implements AutoCloseable {
             long elapsedNanos) {}
 
     /**
-     * A worker's slots: a fixed pool of daemon threads, one per slot, that counts in {@code busy}
-     * the slots of every worker running a task and keeps the most at once in {@code peak}.
+     * Counts in {@code busy} the slots of every worker held by a task, the most in {@code peak}.
      */
-    private static final class SlotThreads extends ThreadPoolExecutor {
-        private final AtomicInteger busy;
-        private final AtomicInteger peak;
-
-        SlotThreads(int slots, int worker, AtomicInteger busy, AtomicInteger peak) {
-            super(
-                    slots,
-                    slots,
-                    0,
-                    TimeUnit.MILLISECONDS,
-                    new LinkedBlockingQueue<>(),
-                    task -> {
-                        Thread thread = new Thread(task, "railyard-w" + worker + "-slot");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-            this.busy = busy;
-            this.peak = peak;
-        }
-
+    private record SlotCounts(AtomicInteger busy, AtomicInteger peak)
+            implements TaskSlots.Listener {
         @Override
-        protected void beforeExecute(Thread thread, Runnable task) {
+        public void taken() {
             peak.accumulateAndGet(busy.incrementAndGet(), Math::max);
-            super.beforeExecute(thread, task);
         }
 
         @Override
-        protected void afterExecute(Runnable task, @Nullable Throwable failure) {
-            super.afterExecute(task, failure);
+        public void freed() {
             busy.decrementAndGet();
         }
     }
@@ -164,7 +144,7 @@ public final class LocalEngine implements AutoCloseable {
     record Host(
             int index,
             ShuffleWorker shuffle,
-            ExecutorService slots,
+            TaskSlots slots,
             Path directory,
             @Nullable HostTransport transport) {}
 
@@ -222,8 +202,36 @@ public final class LocalEngine implements AutoCloseable {
             PartitionKind blocking,
             @Nullable TransportOptions transport)
             throws IOException {
+        this(
+                parent,
+                numWorkers,
+                slotsPerWorker,
+                TaskSlots.defaultThreads(slotsPerWorker),
+                options,
+                blocking,
+                transport);
+    }
+
+    /**
+     * An engine as {@link #LocalEngine(Path, int, int, ShuffleOptions, PartitionKind,
+     * TransportOptions)} makes whose workers each run their tasks on {@code threadsPerWorker}
+     * threads (by default as many as the machine has cores, at most the slots).
+     *
+     * @throws IllegalArgumentException if a count is below 1, naming it
+     * @throws IOException as that constructor does
+     */
+    public LocalEngine(
+            Path parent,
+            int numWorkers,
+            int slotsPerWorker,
+            int threadsPerWorker,
+            ShuffleOptions options,
+            PartitionKind blocking,
+            @Nullable TransportOptions transport)
+            throws IOException {
         checkArgument(numWorkers >= 1, "workers must be >= 1, was %s", numWorkers);
         checkArgument(slotsPerWorker >= 1, "slots must be >= 1, was %s", slotsPerWorker);
+        checkArgument(threadsPerWorker >= 1, "task threads must be >= 1, was %s", threadsPerWorker);
         checkArgument(
                 !blocking.isReadableWhileWritten(),
                 "the partition kind of BLOCKING results must be SORT or HASH, was %s",
@@ -259,8 +267,12 @@ public final class LocalEngine implements AutoCloseable {
                     shuffle.close();
                     throw e;
                 }
-                int index = w;
-                ExecutorService threads = new SlotThreads(slotsPerWorker, index, busy, peakBusy);
+                TaskSlots threads =
+                        new TaskSlots(
+                                "railyard-w" + w,
+                                slotsPerWorker,
+                                threadsPerWorker,
+                                new SlotCounts(busy, peakBusy));
                 workers.add(new Host(w, shuffle, threads, dir, network));
             }
         } catch (IOException | RuntimeException e) {
@@ -498,11 +510,11 @@ public final class LocalEngine implements AutoCloseable {
         IOException failure = null;
         long deadline = System.nanoTime() + cancelGrace.toNanos();
         for (Host worker : workers) {
-            worker.slots().shutdownNow();
             try {
                 worker.slots()
-                        .awaitTermination(
-                                Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        .close(
+                                TimeUnit.NANOSECONDS.toMillis(
+                                        Math.max(0, deadline - System.nanoTime())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

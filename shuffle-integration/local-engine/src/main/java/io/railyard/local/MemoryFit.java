@@ -1,37 +1,29 @@
 package io.railyard.local;
 
 import io.railyard.groups.ExecutionTopology;
-import io.railyard.regions.PipelinedRegions;
 import io.railyard.shuffle.ShuffleOptions;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.shuffle.partition.ShuffleWorker;
 import io.railyard.topology.JobGraph;
-import io.railyard.topology.PackedRange;
 import io.railyard.worker.ShuffleEnvironment;
 
 /**
  * Whether a job can ever run on an engine's workers, decided before anything is deployed, from the
  * pages each writer and gate pledges in a worker's network-buffer pool. A job is refused only when
  * it certainly never fits — retrying it would only burn the restart budget on {@code
- * InsufficientNetworkMemoryException}s:
- *
- * <ul>
- *   <li>one task alone on an idle worker: the writers it creates when it is deployed (hybrid and
- *       pipelined partitions, readable while written) and when it starts (its blocking partitions)
- *       plus one gate per input, more than the pages a worker can pledge;
- *   <li>one pipelined region: the writers its tasks create when they are deployed — all at once,
- *       placed round-robin, so some worker holds at least their sum over the workers — more than a
- *       worker can pledge;
- *   <li>one consumer group of partitions readable while written (hybrid, pipelined): each is held
- *       until every consumer of the group has finished, and none can finish before the last
- *       partition of the group exists, so all of them are held at once — their writers' pages over
- *       the workers more than a worker can pledge.
- * </ul>
+ * InsufficientNetworkMemoryException}s: one task alone on an idle worker, whose writers (those made
+ * at its deployment, readable while written, and at its start, blocking) and gates pledge more than
+ * the pages a worker can pledge.
  *
  * <p>Everything else may fit once other tasks have ended and is left to run: a task that cannot
- * pledge its memory now waits for some to come back ({@code TaskShuffle#start}). O(tasks × edges)
- * for the tasks and groups (the number of subpartitions of each partition), O(topology) for the
- * regions.
+ * pledge its memory now waits for some to come back ({@code TaskShuffle#tryStart}), and a producer
+ * that cannot make its partition readable while written at its deployment makes it when it starts.
+ * So a pipelined region, or a group of hybrid partitions one consumer reads, need not fit at once:
+ * a writer holds its guarantee only while it writes (a finished one lowers it to 0, its data in
+ * borrowed pages the pool can ask back), and a pipelined producer whose consumers are not all
+ * running goes on as selective after a bounded wait. (Until the tasks became cooperative, both were
+ * refused when their writers' sum did not fit: the 10,000 × 10,000 pipelined job was one.) O(tasks
+ * × edges).
  */
 final class MemoryFit {
     private final JobGraph graph;
@@ -58,8 +50,6 @@ final class MemoryFit {
     static void check(JobGraph graph, ShuffleWorker worker, int workers, PartitionKind blocking) {
         MemoryFit fit = new MemoryFit(graph, worker, blocking);
         fit.checkTasks();
-        fit.checkRegions(workers);
-        fit.checkGroups(workers);
     }
 
     private void checkTasks() {
@@ -82,80 +72,6 @@ final class MemoryFit {
                                     worker.options().totalMemoryBytes() >> 20));
                 }
             }
-        }
-    }
-
-    private void checkRegions(int workers) {
-        PipelinedRegions regions = PipelinedRegions.build(topology);
-        var cursor = regions.newTaskRangeCursor();
-        for (int r = 0; r < regions.numRegions(); r++) {
-            long sum = 0;
-            cursor.reset(r);
-            while (cursor.next()) {
-                int v = graph.vertexOfTask(cursor.start());
-                for (int task = cursor.start(); task < cursor.end(); task++) {
-                    sum += deployPages(v, task - graph.firstTask(v));
-                }
-            }
-            checkSpread(
-                    sum,
-                    workers,
-                    String.format(
-                            "pipelined region %s can never run: its %d tasks are deployed together"
-                                    + " and their partitions readable while written",
-                            regions.describe(r), regions.numTasks(r)),
-                    "make an edge of it BLOCKING");
-        }
-    }
-
-    private void checkGroups(int workers) {
-        for (int g = 0; g < topology.numGroups(); g++) {
-            int d = graph.edgeDataSet(topology.edgeOfGroup(g));
-            PartitionKind kind = ShuffleEnvironment.kindOf(topology.resultType(g), blocking);
-            if (!kind.isReadableWhileWritten()) {
-                continue;
-            }
-            long partitions = topology.partitionRange(g);
-            long sum = 0;
-            for (int p = PackedRange.start(partitions); p < PackedRange.end(partitions); p++) {
-                int index = p - graph.firstPartition(d);
-                sum += worker.writerPages(kind, topology.numSubpartitions(d, index));
-            }
-            checkSpread(
-                    sum,
-                    workers,
-                    String.format(
-                            "the %d %s partitions of %s that one consumer reads can never all be"
-                                    + " held, as they must until its consumers finish: they",
-                            PackedRange.size(partitions),
-                            topology.resultType(g),
-                            graph.vertexName(graph.producer(d))),
-                    "make the edge BLOCKING");
-        }
-    }
-
-    /**
-     * Refuses {@code pages} pledged at once over {@code workers} workers if some worker — one holds
-     * at least their share, rounded up — could never pledge its part. {@code what} starts the
-     * message ("… pledge N pages"); {@code otherwise} is the last way out it names.
-     */
-    private void checkSpread(long pages, int workers, String what, String otherwise) {
-        long least = (pages + workers - 1) / workers; // some worker holds at least this
-        if (least > pledgeable) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "%s pledge %d pages, at least %d on one of the %d workers, whose"
-                                    + " network memory can pledge %d of %d pages; raise %s (now %d"
-                                    + " MiB), add workers, or %s",
-                            what,
-                            pages,
-                            least,
-                            workers,
-                            pledgeable,
-                            worker.bufferPool().totalPages(),
-                            ShuffleOptions.TOTAL_MEMORY_KEY,
-                            worker.options().totalMemoryBytes() >> 20,
-                            otherwise));
         }
     }
 

@@ -72,13 +72,15 @@ class BackoffExhaustionEngineTest {
                     if (vertex != 1 || subtask != 0) {
                         return code;
                     }
-                    return context -> {
-                        sinkAttempts.incrementAndGet();
-                        code.run(context); // reads every input to its end
-                        throw new UncheckedIOException(
-                                "sink#0 attempt " + attempt + " cannot commit",
-                                new IOException("commit store unreachable"));
-                    };
+                    return Steps.first(
+                            context -> sinkAttempts.incrementAndGet(),
+                            Steps.whenDone(
+                                    code, // reads every input to its end
+                                    tally -> {
+                                        throw new UncheckedIOException(
+                                                "sink#0 attempt " + attempt + " cannot commit",
+                                                new IOException("commit store unreachable"));
+                                    }));
                 };
 
         try (LocalEngine engine = new LocalEngine(dir, 2, 4, OPTIONS, PartitionKind.SORT)) {

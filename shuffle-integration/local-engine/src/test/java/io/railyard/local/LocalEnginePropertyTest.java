@@ -6,11 +6,11 @@ import io.railyard.deployment.OffloadOptions;
 import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.failover.RestartOracle;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.shuffle.partition.PartitionKind;
 import io.railyard.topology.JobGraph;
 import io.railyard.worker.Tally;
 import io.railyard.worker.TaskCode;
-import io.railyard.worker.TaskContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -80,7 +80,7 @@ class LocalEnginePropertyTest {
     }
 
     static final int SEEDS = 24;
-    private static final Pattern SLOT_THREAD = Pattern.compile("railyard-w(\\d+)-slot");
+    private static final Pattern SLOT_THREAD = Pattern.compile("railyard-w(\\d+)-t\\d+");
     private static final Map<Class<?>, Coverage> COVERAGE = new ConcurrentHashMap<>();
 
     /** What goes wrong during the run. */
@@ -192,46 +192,50 @@ class LocalEnginePropertyTest {
             }
             TaskCode code = c.job().create(vertex, subtask, attempt);
             boolean losesWorker = triggered && c.fault().losesWorker();
-            return context -> {
-                if (losesWorker) {
-                    seen.workersLost.incrementAndGet();
-                    engine.loseWorker(workerOfThisThread()).get(30, TimeUnit.SECONDS);
-                }
-                return observe(task, attempt, code, context, seen);
-            };
+            TaskCode observed = observe(task, attempt, code, seen);
+            if (!losesWorker) {
+                return observed;
+            }
+            return Steps.first(
+                    context -> {
+                        seen.workersLost.incrementAndGet();
+                        engine.loseWorker(workerOfThisThread()).get(30, TimeUnit.SECONDS);
+                    },
+                    observed);
         };
     }
 
-    /** Runs {@code code}, counting per key what its inputs deliver, and keeps what it returned. */
-    private static Tally observe(
-            int task, int attempt, TaskCode code, TaskContext context, Observed seen)
-            throws Exception {
+    /**
+     * {@code code}, counting per key what its inputs deliver over all its steps, and keeping what
+     * it returned once done.
+     */
+    private static TaskCode observe(int task, int attempt, TaskCode code, Observed seen) {
         Map<Integer, Tally> byKey = new HashMap<>();
-        Tally tally;
-        try {
-            tally =
-                    code.run(
-                            new ObservedInputs(
-                                    context,
-                                    (channel, record) ->
-                                            byKey.merge(
-                                                    RoutingOracle.key(record),
-                                                    RoutingOracle.one(record),
-                                                    Tally::plus)));
-        } catch (ForwardingJob.InjectedFailure e) {
-            seen.injectedFailures.incrementAndGet();
-            throw e;
-        } catch (Exception | Error e) {
-            if (seen.failures.size() < 20) {
-                seen.failures.add("task " + task + " attempt " + attempt + ": " + e);
+        RecordDecoder.RecordSink counting =
+                (channel, record) ->
+                        byKey.merge(
+                                RoutingOracle.key(record), RoutingOracle.one(record), Tally::plus);
+        return context -> {
+            TaskCode.Step step;
+            try {
+                step = code.run(new ObservedInputs(context, counting));
+            } catch (ForwardingJob.InjectedFailure e) {
+                seen.injectedFailures.incrementAndGet();
+                throw e;
+            } catch (Exception | Error e) {
+                if (seen.failures.size() < 20) {
+                    seen.failures.add("task " + task + " attempt " + attempt + ": " + e);
+                }
+                throw e;
             }
-            throw e;
-        }
-        seen.lastReturned.merge(
-                task,
-                new Returned(attempt, byKey, tally),
-                (old, now) -> now.attempt() > old.attempt() ? now : old);
-        return tally;
+            if (step instanceof TaskCode.Step.Done done) {
+                seen.lastReturned.merge(
+                        task,
+                        new Returned(attempt, byKey, done.tally()),
+                        (old, now) -> now.attempt() > old.attempt() ? now : old);
+            }
+            return step;
+        };
     }
 
     /** The worker whose slot runs this thread ({@code LocalEngine}'s slot threads name it). */

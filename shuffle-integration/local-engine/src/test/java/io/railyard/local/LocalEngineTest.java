@@ -82,10 +82,7 @@ class LocalEngineTest {
             if (vertex != 1 || subtask != 0 || attempt != 0) {
                 return code;
             }
-            return context -> {
-                engine.loseWorker(0).get(10, TimeUnit.SECONDS);
-                return code.run(context);
-            };
+            return Steps.first(context -> engine.loseWorker(0).get(10, TimeUnit.SECONDS), code);
         };
     }
 
@@ -457,7 +454,9 @@ class LocalEngineTest {
             TaskCode.Factory slowSinks =
                     (vertex, subtask, attempt) -> {
                         TaskCode code = job.create(vertex, subtask, attempt);
-                        return vertex == 0 ? code : context -> code.run(slowInputs(context));
+                        return vertex == 0
+                                ? code
+                                : Steps.withContext(code, LocalEngineTest::slowInputs);
                     };
             try (LocalEngine engine = engine(dir, 2, 4, tight, PartitionKind.SORT)) {
                 JobResult result =
@@ -506,11 +505,12 @@ class LocalEngineTest {
                     if (vertex != 0) {
                         return code;
                     }
-                    return context -> {
-                        sourcesRunning.countDown();
-                        assertThat(sourcesRunning.await(30, TimeUnit.SECONDS)).isTrue();
-                        return code.run(context);
-                    };
+                    return Steps.first(
+                            context -> {
+                                sourcesRunning.countDown();
+                                assertThat(sourcesRunning.await(30, TimeUnit.SECONDS)).isTrue();
+                            },
+                            code);
                 };
         try (LocalEngine engine = engine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
             JobResult result =
@@ -550,10 +550,9 @@ class LocalEngineTest {
                     if (vertex != 2) {
                         return code;
                     }
-                    return context -> {
-                        assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
-                        return code.run(context);
-                    };
+                    return Steps.first(
+                            context -> assertThat(release.await(30, TimeUnit.SECONDS)).isTrue(),
+                            code);
                 };
         try (LocalEngine engine = engine(dir, 2, 2, OPTIONS, PartitionKind.SORT)) {
             assertThat(engine.progress()).isNull();

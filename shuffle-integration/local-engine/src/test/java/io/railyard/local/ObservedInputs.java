@@ -36,8 +36,13 @@ record ObservedInputs(TaskContext context, RecordDecoder.RecordSink tap) impleme
     }
 
     @Override
-    public void readInputs(RecordDecoder.RecordSink sink) throws IOException, InterruptedException {
-        context.readInputs(
+    public boolean canContinue() {
+        return context.canContinue();
+    }
+
+    @Override
+    public boolean readInputs(RecordDecoder.RecordSink sink) throws IOException {
+        return context.readInputs(
                 (channel, record) -> {
                     tap.accept(channel, record);
                     sink.accept(channel, record);

@@ -54,44 +54,53 @@ class ScarceResourcesEngineTest {
         }
     }
 
+    /**
+     * A pipelined region whose writers' sum does not fit a worker at once (16 writers of 32 pages,
+     * 512 pages, 239 a worker can pledge): a writer holds its guarantee only while it writes, so
+     * the producers that cannot make their partitions when deployed make them once others finished.
+     * Refused before the tasks were cooperative; it runs, exactly, without a restart.
+     */
     @Test
-    void aPipelinedRegionWhoseWritersCanNeverFit_isRefusedBeforeDeploying() throws Exception {
+    void aPipelinedRegionWhoseWritersDoNotFitAtOnce_runsExactly() throws Exception {
         ShuffleOptions bigWriters = SMALL.toBuilder().sortBufferPages(30).build(); // 32 each
-        JobGraph graph = // 16 pipelined writers, all deployed at once: 512 pages, 256 a worker
+        JobGraph graph =
                 JobGraph.builder()
                         .addVertex("map", 16)
                         .addVertex("sink", 16)
                         .connect("map", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
                         .build();
-        try (LocalEngine engine = new LocalEngine(dir, 2, 8, bigWriters, PartitionKind.SORT)) {
-            assertRefused(engine, graph)
-                    .hasMessageStartingWith("pipelined region ")
-                    .hasMessageContaining(
-                            "can never run: its 32 tasks are deployed together and their"
-                                    + " partitions readable while written pledge 512 pages, at"
-                                    + " least 256 on one of the 2 workers, whose network memory"
-                                    + " can pledge 239 of 256 pages");
-        }
+        assertRunsExactly(new LocalEngine(dir, 2, 8, bigWriters, PartitionKind.SORT), graph);
     }
 
+    /**
+     * Two hybrid partitions one sink reads, whose writers do not fit the one worker at once (142
+     * pages each, 239 it can pledge): the second source makes its partition once the first finished
+     * (lowering its guarantee to 0). Refused before; it runs, exactly.
+     */
     @Test
-    void hybridPartitionsOneConsumerReadsThatCanNeverAllBeHeld_areRefusedBeforeDeploying()
-            throws Exception {
+    void hybridPartitionsOneConsumerReadsThatDoNotFitAtOnce_runExactly() throws Exception {
         ShuffleOptions bigWriters = SMALL.toBuilder().sortBufferPages(140).build();
-        JobGraph graph = // each source alone fits, but the sink reads both: held at once
+        JobGraph graph =
                 JobGraph.builder()
                         .addVertex("source", 2)
                         .addVertex("sink", 1)
                         .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.HYBRID_FULL)
                         .build();
-        try (LocalEngine engine = new LocalEngine(dir, 1, 2, bigWriters, PartitionKind.SORT)) {
-            assertRefused(engine, graph)
-                    .hasMessageStartingWith(
-                            "the 2 HYBRID_FULL partitions of source that one consumer reads can"
-                                    + " never all be held, as they must until its consumers"
-                                    + " finish: they pledge ")
-                    .hasMessageContaining("whose network memory can pledge 239 of 256 pages");
-            assertThat(partitionFiles()).as("nothing deployed").isZero();
+        assertRunsExactly(new LocalEngine(dir, 1, 2, bigWriters, PartitionKind.SORT), graph);
+    }
+
+    /** Runs a forwarding job of {@code graph} on {@code engine}: finished, exact, no restart. */
+    private static void assertRunsExactly(LocalEngine engine, JobGraph graph) throws Exception {
+        ForwardingJob job = ForwardingJob.of(graph, 3_000, 16, 3);
+        try (engine) {
+            JobResult result =
+                    engine.run(graph, job, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(2));
+
+            assertThat(result.outcome()).as("%s", result.outcome()).isEqualTo(JobResult.FINISHED);
+            assertThat(result.committedTotal())
+                    .isEqualTo(job.expectedReceived()[graph.numJobVertices() - 1]);
+            assertThat(result.stats().restarts()).isZero();
+            assertThat(result.leaks().isClean()).as("%s", result.leaks()).isTrue();
         }
     }
 

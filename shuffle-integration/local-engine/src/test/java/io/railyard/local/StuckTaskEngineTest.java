@@ -51,7 +51,7 @@ class StuckTaskEngineTest {
                             while (!letGo.await(10, TimeUnit.MILLISECONDS)) {
                                 // busy elsewhere: never looks at its cancellation
                             }
-                            return Tally.ZERO;
+                            return TaskCode.Step.done(Tally.ZERO);
                         };
                     }
                     if (vertex == 0) {

@@ -61,17 +61,18 @@ class WorkerLossChainEngineTest {
             TaskCode.Factory failing =
                     (vertex, subtask, attempt) -> {
                         TaskCode code = job.create(vertex, subtask, attempt);
-                        return context -> {
-                            lastAttempt.set(vertex, attempt);
-                            int run = runs.incrementAndGet(vertex);
-                            if (run == 1) {
-                                throw new IllegalStateException("s" + vertex + " throws");
-                            }
-                            if (run == 2) {
-                                engine.loseWorker(0).get(10, TimeUnit.SECONDS);
-                            }
-                            return code.run(context); // on a lost worker: fails at once
-                        };
+                        return Steps.first(
+                                context -> {
+                                    lastAttempt.set(vertex, attempt);
+                                    int run = runs.incrementAndGet(vertex);
+                                    if (run == 1) {
+                                        throw new IllegalStateException("s" + vertex + " throws");
+                                    }
+                                    if (run == 2) {
+                                        engine.loseWorker(0).get(10, TimeUnit.SECONDS);
+                                    }
+                                },
+                                code); // on a lost worker: fails at once
                     };
             JobResult result =
                     engine.run(
