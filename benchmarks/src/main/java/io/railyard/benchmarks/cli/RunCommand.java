@@ -14,6 +14,7 @@ import io.railyard.topology.JobGraph;
 import io.railyard.transport.TransportOptions;
 import io.railyard.transport.TransportTls;
 import io.railyard.worker.Tally;
+import io.railyard.worker.TaskSlots;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -87,18 +88,50 @@ final class RunCommand implements Callable<Integer> {
     private int workers = 2;
 
     /**
-     * Slots of all workers together at most: each runs its task on a platform thread of this
-     * process (256 × 4096 would ask for a million threads, and a network pool per worker).
+     * Slots of all workers together at most. A slot costs no thread (tasks are cooperative, on
+     * {@code --threads} threads per worker), but a task deployed in it its heap: a few KiB.
      */
-    static final int MAX_SLOTS = 4096;
+    static final int MAX_SLOTS = 1 << 21;
 
     @Option(
             names = "--slots",
             paramLabel = "S",
             description =
-                    "slots per worker, 1..4096, at most 4096 over all workers (default"
-                            + " ${DEFAULT-VALUE})")
+                    "slots per worker, 1..2097152, at most 2097152 over all workers: tasks that run"
+                            + " at once; a slot costs no thread (default ${DEFAULT-VALUE})")
     private int slots = 8;
+
+    @Option(
+            names = "--threads",
+            paramLabel = "T",
+            description =
+                    "threads each worker runs its tasks on, 1..1024 (default: as many as the"
+                            + " machine has cores, at most the slots)")
+    private int threads;
+
+    @Option(
+            names = "--page-kib",
+            paramLabel = "KIB",
+            description =
+                    "network page size in KiB, 1..16384 (default ${DEFAULT-VALUE}): smaller pages"
+                            + " give many tasks a page each")
+    private int pageKib = 32;
+
+    @Option(
+            names = "--gate-pages",
+            paramLabel = "N",
+            description =
+                    "pages each input gate is guaranteed for what it reads from disk, 1..65536"
+                            + " (default ${DEFAULT-VALUE}); memory reads take none")
+    private int gatePages = ShuffleOptions.DEFAULT.gatePages();
+
+    @Option(
+            names = "--sort-buffer-pages",
+            paramLabel = "N",
+            description =
+                    "pages of each sort-based and hybrid writer's sort buffer, 1..65536 (default"
+                            + " ${DEFAULT-VALUE})")
+    private int sortBufferPages = ShuffleOptions.DEFAULT.sortBufferPages();
 
     @Option(
             names = "--records",
@@ -258,19 +291,25 @@ final class RunCommand implements Callable<Integer> {
     /** Checks the numeric options: each in its range, and the slots of all workers together. */
     private void checkNumbers() {
         OptionChecks.range(spec, "--workers", workers, 1, 256);
-        OptionChecks.range(spec, "--slots", slots, 1, 4096);
+        OptionChecks.range(spec, "--slots", slots, 1, MAX_SLOTS);
         if ((long) workers * slots > MAX_SLOTS) {
             throw OptionChecks.usage(
                     spec,
                     String.format(
                             Locale.ROOT,
-                            "--workers × --slots must be at most %d (each slot runs its task on a"
-                                    + " thread of this process), was %d × %d = %d",
+                            "--workers × --slots must be at most %d (each deployed task takes"
+                                    + " heap), was %d × %d = %d",
                             MAX_SLOTS,
                             workers,
                             slots,
                             (long) workers * slots));
         }
+        if (threads != 0) {
+            OptionChecks.range(spec, "--threads", threads, 1, 1024);
+        }
+        OptionChecks.range(spec, "--page-kib", pageKib, 1, 16 << 10);
+        OptionChecks.range(spec, "--gate-pages", gatePages, 1, 1 << 16);
+        OptionChecks.range(spec, "--sort-buffer-pages", sortBufferPages, 1, 1 << 16);
         OptionChecks.range(spec, "--records", records, 0, JobFile.MAX_RECORDS_PER_SUBTASK);
         OptionChecks.range(spec, "--record-bytes", recordBytes, 8, 1 << 20);
         OptionChecks.range(spec, "--max-restarts", maxRestarts, 0, 1_000_000);
@@ -292,11 +331,18 @@ final class RunCommand implements Callable<Integer> {
             @Nullable TransportOptions network,
             boolean showProgress)
             throws Exception {
-        ShuffleOptions options =
-                ShuffleOptions.builder().totalMemoryBytes((long) memoryMib << 20).build();
+        ShuffleOptions options = shuffleOptions();
         LocalEngine created;
         try {
-            created = new LocalEngine(directory, workers, slots, options, blocking, network);
+            created =
+                    new LocalEngine(
+                            directory,
+                            workers,
+                            slots,
+                            threads == 0 ? TaskSlots.defaultThreads(slots) : threads,
+                            options,
+                            blocking,
+                            network);
         } catch (IOException e) {
             if (network == null) {
                 throw e;
@@ -311,6 +357,28 @@ final class RunCommand implements Callable<Integer> {
                 bar.close();
                 networkBytes = engine.networkBytes();
             }
+        }
+    }
+
+    /**
+     * The shuffle settings of the options: the memory, page size, gate and sort-buffer pages.
+     *
+     * @throws picocli.CommandLine.ParameterException naming the options if they do not go together
+     *     (a memory that is not a whole number of pages, a sort buffer over its limit)
+     */
+    private ShuffleOptions shuffleOptions() {
+        try {
+            return ShuffleOptions.builder()
+                    .pageSizeBytes(pageKib << 10)
+                    .totalMemoryBytes((long) memoryMib << 20)
+                    .gatePages(gatePages)
+                    .sortBufferPages(sortBufferPages)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw OptionChecks.usage(
+                    spec,
+                    "--memory-mib, --page-kib, --gate-pages and --sort-buffer-pages: "
+                            + e.getMessage());
         }
     }
 

@@ -2,6 +2,7 @@ package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import io.railyard.shuffle.format.RecordDecoder;
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.ResultPartitionType;
@@ -180,44 +181,60 @@ public final class LongJobs implements TaskCode.Factory {
      */
     @Override
     public TaskCode create(int vertex, int subtask, int attempt) {
-        return context -> context.numOutputs() > 0 ? source(context) : sink(context);
+        return new Task();
     }
 
-    private Tally source(TaskContext context) throws Exception {
-        checkArgument(
-                context.numOutputs() == 1, "a source has one output, has %s", context.numOutputs());
-        ByteBuffer record = ByteBuffer.allocate(RECORD_BYTES);
-        for (long v = 0; v < recordsPerSubtask; v++) {
-            record.clear();
-            record.putLong(v).flip();
-            context.emit(0, record, (int) v);
+    /** One attempt, as a cooperative task: a source or a sink by its outputs. */
+    private final class Task implements TaskCode, RecordDecoder.RecordSink {
+        private final ByteBuffer record = ByteBuffer.allocate(RECORD_BYTES);
+        private long next; // a source's next value
+        private long records; // a sink's count and checksum
+        private long checksum;
+        private int subtask;
+
+        @Override
+        public Step run(TaskContext context) throws Exception {
+            subtask = context.subtask();
+            if (context.numOutputs() == 0) {
+                return context.readInputs(this)
+                        ? Step.done(new Tally(records, checksum))
+                        : Step.YIELD;
+            }
+            checkArgument(
+                    context.numOutputs() == 1,
+                    "a source has one output, has %s",
+                    context.numOutputs());
+            for (; next < recordsPerSubtask; next++) {
+                if (!context.canContinue()) {
+                    return Step.YIELD;
+                }
+                record.clear();
+                record.putLong(next).flip();
+                context.emit(0, record, (int) next);
+            }
+            return Step.done(Tally.ZERO);
         }
-        return Tally.ZERO;
-    }
 
-    private static Tally sink(TaskContext context) throws Exception {
-        long[] tally = new long[2]; // records, checksum
-        context.readInputs(
-                (channel, record) -> {
-                    if (record.remaining() != RECORD_BYTES) {
-                        throw new IllegalStateException(
-                                "sink "
-                                        + context.subtask()
-                                        + " read a record of "
-                                        + record.remaining()
-                                        + " bytes on channel "
-                                        + channel
-                                        + ", expected "
-                                        + RECORD_BYTES);
-                    }
-                    long value = record.getLong(record.position());
-                    if (record.order() == ByteOrder.LITTLE_ENDIAN) {
-                        value = Long.reverseBytes(value);
-                    }
-                    tally[0]++;
-                    tally[1] += hash(value);
-                });
-        return new Tally(tally[0], tally[1]);
+        @Override
+        public void accept(int channel, ByteBuffer in) {
+            if (in.remaining() != RECORD_BYTES) {
+                throw new IllegalStateException(
+                        "sink "
+                                + subtask
+                                + " read a record of "
+                                + in.remaining()
+                                + " bytes on channel "
+                                + channel
+                                + ", expected "
+                                + RECORD_BYTES);
+            }
+            long value = in.getLong(in.position());
+            if (in.order() == ByteOrder.LITTLE_ENDIAN) {
+                value = Long.reverseBytes(value);
+            }
+            records++;
+            checksum += hash(value);
+        }
     }
 
     private static void checkRecords(long recordsPerSubtask) {

@@ -106,16 +106,20 @@ public final class TimeToRunning implements AutoCloseable {
         AtomicInteger notRunning = new AtomicInteger(2 * parallelism);
         AtomicLong allRunningAt = new AtomicLong();
         TaskCode.Factory noOp =
-                (vertex, subtask, attempt) ->
-                        context -> {
+                (vertex, subtask, attempt) -> {
+                    boolean[] running = {false};
+                    return context -> {
+                        if (!running[0]) {
+                            running[0] = true;
                             if (notRunning.decrementAndGet() == 0) {
                                 allRunningAt.set(System.nanoTime());
                             }
-                            if (vertex == 1) {
-                                context.readInputs((channel, record) -> {});
-                            }
-                            return Tally.ZERO;
-                        };
+                        }
+                        return vertex == 0 || context.readInputs((channel, record) -> {})
+                                ? TaskCode.Step.done(Tally.ZERO)
+                                : TaskCode.Step.YIELD;
+                    };
+                };
         long start = System.nanoTime();
         JobResult result;
         try {

@@ -99,6 +99,29 @@ class CliBadInputTest {
                         "report",
                         "--parallelizm",
                         "5"),
+                // run: the shuffle settings it takes for jobs of many tasks
+                usage(
+                        "run: --page-kib must be in [1, 16384], was 0",
+                        "run",
+                        "--job",
+                        "FILE",
+                        "--page-kib",
+                        "0"),
+                usage(
+                        "run: --gate-pages must be in [1, 65536], was 0",
+                        "run",
+                        "--job",
+                        "FILE",
+                        "--gate-pages",
+                        "0"),
+                usage(
+                        "run: --threads must be in [1, 1024], was 5000",
+                        "run",
+                        "--job",
+                        "FILE",
+                        "--threads",
+                        "5000"),
+
                 // shuffle
                 usage(
                         "shuffle: --record-bytes must be in [1, 1048576], was 0",

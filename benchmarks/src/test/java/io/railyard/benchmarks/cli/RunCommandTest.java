@@ -177,19 +177,30 @@ class RunCommandTest {
     }
 
     /**
-     * Each slot runs its task on a thread of this process: slots beyond what a process holds are
-     * refused before a thread starts, in one line naming both options and the product.
+     * A slot costs no thread, but each task deployed in it heap: slots beyond what a process holds
+     * are refused before anything runs, in one line naming both options and the product.
      */
     @Test
     void moreSlotsThanAProcessHolds_areRefusedInOneLine() throws Exception {
         Path job = InspectCommandTest.file(dir, DIAMOND);
-        CliRun bad = run("--job", job.toString(), "--workers", "256", "--slots", "4096");
+        CliRun bad = run("--job", job.toString(), "--workers", "256", "--slots", "16384");
         assertThat(bad.exit()).isEqualTo(2);
         assertThat(bad.err().strip())
                 .isEqualTo(
-                        "run: --workers × --slots must be at most 4096 (each slot runs its task on"
-                                + " a thread of this process), was 256 × 4096 = 1048576 (see"
+                        "run: --workers × --slots must be at most 2097152 (each deployed task"
+                                + " takes heap), was 256 × 16384 = 4194304 (see"
                                 + " 'benchmarks.jar run --help')");
+    }
+
+    /** Shuffle settings that do not go together are one line naming them, before any task. */
+    @Test
+    void aMemoryThatIsNotWholePages_isRefusedInOneLine() throws Exception {
+        Path job = InspectCommandTest.file(dir, DIAMOND);
+        CliRun bad = run("--job", job.toString(), "--memory-mib", "1", "--page-kib", "3000");
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err().strip())
+                .startsWith("run: --memory-mib, --page-kib, --gate-pages and --sort-buffer-pages: ")
+                .doesNotContain("\n");
     }
 
     private JsonNode runToJson(Path job, String... more) throws Exception {
