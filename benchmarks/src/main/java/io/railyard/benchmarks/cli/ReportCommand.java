@@ -13,6 +13,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -41,7 +42,7 @@ final class ReportCommand implements Callable<Integer> {
      * The largest P of the time-to-RUNNING job: its 2P tasks run at once, each on a thread of this
      * process (20,000 threads at P = 10,000 took 12.6 s just to start here).
      */
-    private static final int MAX_RUNNING_PARALLELISM = 4096;
+    private static final int MAX_RUNNING_PARALLELISM = 100_000;
 
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
@@ -100,12 +101,14 @@ final class ReportCommand implements Callable<Integer> {
     @Option(
             names = "--running-parallelism",
             paramLabel = "P",
-            defaultValue = "1000",
+            split = ",",
+            defaultValue = "1000,10000",
             description =
-                    "parallelism of the PIPELINED job whose time to RUNNING is measured on the"
-                            + " local engine (2P tasks, each a thread), 1..4096; 0 skips it"
-                            + " (default ${DEFAULT-VALUE})")
-    private int runningParallelism;
+                    "parallelisms of the PIPELINED job whose time to RUNNING is measured on the"
+                            + " local engine (2P cooperative tasks on 2 threads per worker),"
+                            + " each 1..100000, comma-separated; 0 skips it (default"
+                            + " ${DEFAULT-VALUE})")
+    private List<Integer> runningParallelism = List.of(1000, 10_000);
 
     @Option(
             names = "--shuffle-dir",
@@ -118,15 +121,19 @@ final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OptionChecks.parallelism(spec, "--parallelism", parallelism);
-        if (runningParallelism < 0 || runningParallelism > MAX_RUNNING_PARALLELISM) {
-            throw OptionChecks.usage(
-                    spec,
-                    "--running-parallelism must be in 0.."
-                            + MAX_RUNNING_PARALLELISM
-                            + " (0 skips it), was "
-                            + runningParallelism);
+        for (int p : runningParallelism) {
+            if (p < 0 || p > MAX_RUNNING_PARALLELISM || (p == 0 && runningParallelism.size() > 1)) {
+                throw OptionChecks.usage(
+                        spec,
+                        "--running-parallelism must be in 0.."
+                                + MAX_RUNNING_PARALLELISM
+                                + " (0 alone skips it), was "
+                                + runningParallelism.stream()
+                                        .map(String::valueOf)
+                                        .collect(Collectors.joining(",")));
+            }
         }
-        if (runningParallelism > 0) {
+        if (measuresRunning()) {
             ShuffleChecks.checkDirectory(spec, "--shuffle-dir", shuffleDirectory);
         }
         ShuffleThroughput.@Nullable Settings shuffle = checkShuffle();
@@ -178,6 +185,10 @@ final class ReportCommand implements Callable<Integer> {
                 .get(0);
     }
 
+    private boolean measuresRunning() {
+        return !runningParallelism.equals(List.of(0));
+    }
+
     /** Measures with an ASCII progress bar on stderr, and Flink's column if asked. */
     private ScaleReport measure(ShuffleThroughput.@Nullable Settings shuffle) throws Exception {
         if (noProgress) {
@@ -185,7 +196,7 @@ final class ReportCommand implements Callable<Integer> {
         }
         int steps =
                 ScaleReport.STEPS
-                        + (runningParallelism > 0 ? 1 : 0)
+                        + (measuresRunning() ? runningParallelism.size() : 0)
                         + (withFlink ? FlinkColumnMeasurer.STEPS : 0)
                         + (shuffle != null
                                 ? ShuffleThroughput.steps(shuffle) + (withFlink ? 1 : 0)
@@ -210,11 +221,11 @@ final class ReportCommand implements Callable<Integer> {
             ShuffleThroughput.@Nullable Settings shuffle, Consumer<String> progress)
             throws Exception {
         ScaleReport report = ScaleReport.measure(parallelism, progress);
-        if (runningParallelism > 0) {
-            report =
-                    report.withTimeToRunning(
-                            TimeToRunning.measure(runningParallelism, shuffleDirectory));
-            progress.accept("time to RUNNING");
+        if (measuresRunning()) {
+            for (int p : runningParallelism) {
+                report = report.withTimeToRunning(TimeToRunning.measure(p, shuffleDirectory));
+                progress.accept("time to RUNNING at P = " + p);
+            }
         }
         if (withFlink) {
             report = report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress));

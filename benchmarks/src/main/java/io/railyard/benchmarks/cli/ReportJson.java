@@ -1,5 +1,6 @@
 package io.railyard.benchmarks.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.procedures.DeployProcedures;
@@ -7,6 +8,7 @@ import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
 import io.railyard.benchmarks.procedures.TimeToRunning;
 import io.railyard.deployment.SliceBudget;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,13 +33,20 @@ final class ReportJson {
                 node.put("tasks", report.restartedTasks());
             }
         }
-        TimeToRunning.Result running = report.timeToRunning();
-        if (running != null) {
-            procedures
-                    .putObject("time_to_running")
-                    .put("ms", running.millis())
-                    .put("parallelism", running.parallelism())
-                    .put("shape", "source -> sink, ALL_TO_ALL, PIPELINED, no-op tasks");
+        List<TimeToRunning.Result> runs = report.timeToRunning();
+        if (!runs.isEmpty()) {
+            // The last (largest asked) at the top; every parallelism measured under "runs".
+            TimeToRunning.Result last = runs.get(runs.size() - 1);
+            ObjectNode running =
+                    procedures
+                            .putObject("time_to_running")
+                            .put("ms", last.millis())
+                            .put("parallelism", last.parallelism())
+                            .put("shape", "source -> sink, ALL_TO_ALL, PIPELINED, no-op tasks");
+            ArrayNode all = running.putArray("runs");
+            for (TimeToRunning.Result run : runs) {
+                all.addObject().put("parallelism", run.parallelism()).put("ms", run.millis());
+            }
         }
         deployment(root.putObject("deployment"), report);
         ObjectNode memory = root.putObject("memory");

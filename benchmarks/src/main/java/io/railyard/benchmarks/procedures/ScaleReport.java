@@ -83,13 +83,14 @@ public final class ScaleReport {
      *
      * @param flink the live Flink column
      * @param shuffle the shuffle throughput section
-     * @param running the time to RUNNING of the local engine
+     * @param running the times to RUNNING of the local engine, in the order measured (empty when
+     *     not measured)
      */
     private record Sections(
             @Nullable FlinkColumn flink,
             ShuffleThroughput.@Nullable Result shuffle,
-            TimeToRunning.@Nullable Result running) {
-        static final Sections NONE = new Sections(null, null, null);
+            List<TimeToRunning.Result> running) {
+        static final Sections NONE = new Sections(null, null, List.of());
     }
 
     private final Core core;
@@ -201,9 +202,12 @@ public final class ScaleReport {
         return new ScaleReport(core, new Sections(sections.flink(), result, sections.running()));
     }
 
-    /** This report with the time to RUNNING of the local engine. */
+    /** This report with one more time to RUNNING of the local engine. */
     public ScaleReport withTimeToRunning(TimeToRunning.Result result) {
-        return new ScaleReport(core, new Sections(sections.flink(), sections.shuffle(), result));
+        List<TimeToRunning.Result> running = new ArrayList<>(sections.running());
+        running.add(result);
+        return new ScaleReport(
+                core, new Sections(sections.flink(), sections.shuffle(), List.copyOf(running)));
     }
 
     /** The sliced "deploy all" and the worker-set shape. */
@@ -211,8 +215,8 @@ public final class ScaleReport {
         return core.shapes();
     }
 
-    /** The time to RUNNING on the local engine, if measured. */
-    public TimeToRunning.@Nullable Result timeToRunning() {
+    /** The times to RUNNING on the local engine, in the order measured; empty if not measured. */
+    public List<TimeToRunning.Result> timeToRunning() {
         return sections.running();
     }
 

@@ -29,10 +29,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * the last of the 2P tasks enters its code (Flink's RUNNING); the job then runs to its end (sources
  * emit nothing, sinks read their end-of-partition markers) outside the measured time.
  *
- * <p>The engine is built once, outside the measurement: its workers and their slots (one thread
- * each) exist before the job, as a cluster's task managers do. Each worker gets {@link #GATE_PAGES}
- * pages per gate (one gate per sink) and room for a hybrid partition per source. Not thread-safe;
- * close it.
+ * <p>The engine is built once, outside the measurement: its workers and their slots exist before
+ * the job, as a cluster's task managers do; each worker runs its tasks cooperatively on as many
+ * threads as the machine has cores (a task owns no thread). Each worker gets {@link #GATE_PAGES}
+ * pages per gate (one gate per sink) and room for a partition writer per source, in pages of {@link
+ * #PAGE_BYTES} (the tasks carry no data, so the page size only sets the memory the pool allocates
+ * before the job). Not thread-safe; close it.
  */
 public final class TimeToRunning implements AutoCloseable {
     /** Workers of the engine. */
@@ -43,6 +45,9 @@ public final class TimeToRunning implements AutoCloseable {
 
     /** Pages each source's partition writer buffers before it hands data on. */
     static final int WRITER_PAGES = 4;
+
+    /** Bytes per network page: small, so that P = 100,000 fits in a few hundred MiB per worker. */
+    static final int PAGE_BYTES = 1 << 10;
 
     /** Runs timed by {@link #measure} after one untimed run. */
     static final int SAMPLES = 3;
@@ -73,6 +78,7 @@ public final class TimeToRunning implements AutoCloseable {
         int pagesPerWorker = gatesPerWorker * GATE_PAGES + slots * (WRITER_PAGES + 2) + 64;
         ShuffleOptions options =
                 ShuffleOptions.builder()
+                        .pageSizeBytes(PAGE_BYTES)
                         .totalPages(pagesPerWorker)
                         .gatePages(GATE_PAGES)
                         .sortBufferPages(WRITER_PAGES)

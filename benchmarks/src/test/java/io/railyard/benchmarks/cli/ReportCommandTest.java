@@ -31,7 +31,7 @@ class ReportCommandTest {
                         "--shuffle-dir",
                         dir.toString(),
                         "--running-parallelism",
-                        "20",
+                        "10,20",
                         "--no-progress");
 
         String out = run.succeeded().out();
@@ -59,7 +59,12 @@ class ReportCommandTest {
         JsonNode running = root.path("procedures").path("time_to_running");
         assertThat(running.path("ms").asDouble()).isPositive();
         assertThat(running.path("parallelism").asInt()).isEqualTo(20);
-        assertThat(out).contains("time to RUNNING (PIPELINED, P = 20)").contains("<= 30 s");
+        assertThat(running.path("runs").findValuesAsText("parallelism"))
+                .containsExactly("10", "20");
+        assertThat(out)
+                .contains("time to RUNNING (PIPELINED, P = 10)")
+                .contains("time to RUNNING (PIPELINED, P = 20)")
+                .contains("<= 30 s");
         assertThat(out).contains("tasks to restart (101 tasks)");
         for (String count :
                 new String[] {
@@ -188,8 +193,12 @@ class ReportCommandTest {
                 .startsWith("report: --parallelism must be in [1, 16777216], was 0");
         CliRun.of("report", "--parallelism", "many").isUsageError();
         CliRun.of("report", "--unknown").isUsageError();
-        assertThat(CliRun.of("report", "--running-parallelism", "4097").isUsageError().err())
-                .startsWith("report: --running-parallelism must be in 0..4096 (0 skips it), was");
+        assertThat(CliRun.of("report", "--running-parallelism", "100001").isUsageError().err())
+                .startsWith(
+                        "report: --running-parallelism must be in 0..100000 (0 alone skips it),"
+                                + " was 100001");
+        assertThat(CliRun.of("report", "--running-parallelism", "10,0").isUsageError().err())
+                .contains("(0 alone skips it), was 10,0");
         assertThat(
                         CliRun.of("report", "--running-parallelism", "2", "--shuffle-dir", "/nope")
                                 .isUsageError()

@@ -4,6 +4,7 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.PartitionLostException;
 import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
+import it.unimi.dsi.fastutil.objects.ReferenceLinkedOpenHashSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -73,8 +74,9 @@ public final class PartitionFeed {
     @GuardedBy("this")
     private final IntOpenHashSet abandoned = new IntOpenHashSet();
 
+    // Insertion-ordered, O(1) to add, find and remove: thousands of gates may park on one feed.
     @GuardedBy("this")
-    private List<LocalInputGate> parked = new ArrayList<>();
+    private ReferenceLinkedOpenHashSet<LocalInputGate> parked = new ReferenceLinkedOpenHashSet<>();
 
     @GuardedBy("this")
     private @Nullable PartitionLostException failure;
@@ -319,9 +321,7 @@ public final class PartitionFeed {
         if (cursor < size || finished == numPartitions || failure != null || closed) {
             return false;
         }
-        if (!parked.contains(gate)) {
-            parked.add(gate);
-        }
+        parked.add(gate); // once: a set
         return true;
     }
 
@@ -344,8 +344,8 @@ public final class PartitionFeed {
         if (parked.isEmpty()) {
             return List.of();
         }
-        List<LocalInputGate> wake = parked;
-        parked = new ArrayList<>();
+        List<LocalInputGate> wake = new ArrayList<>(parked);
+        parked = new ReferenceLinkedOpenHashSet<>(); // not clear(): O(capacity)
         return wake;
     }
 
