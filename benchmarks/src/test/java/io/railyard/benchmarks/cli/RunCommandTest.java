@@ -59,6 +59,54 @@ class RunCommandTest {
         assertThat(doc.get("leaked_files").asLong()).isZero();
     }
 
+    /**
+     * The 10,000 x 10,000 PIPELINED reference job (10^8 connections, one region of 20,000 tasks on
+     * one worker's two threads) carries its records exactly and leaves nothing behind, in 64 MiB of
+     * network memory. The file is in the tests' resources, beside its BLOCKING and HYBRID_SELECTIVE
+     * twins (docs/COMMANDS.md runs those).
+     */
+    @Test
+    void theTenThousandByTenThousandJob_runsExactly_onOneWorker() throws Exception {
+        Path job = resource("/io/railyard/benchmarks/run/pipelined-10k.json");
+        Path json = dir.resolve("10k.json");
+
+        CliRun run =
+                run(
+                        "--job",
+                        job.toString(),
+                        "--workers",
+                        "1",
+                        "--slots",
+                        "20000",
+                        "--record-bytes",
+                        "16",
+                        "--memory-mib",
+                        "64",
+                        "--page-kib",
+                        "2",
+                        "--gate-pages",
+                        "1",
+                        "--json",
+                        json.toString());
+
+        assertThat(run.exit()).as(run.err()).isZero();
+        JsonNode doc = new ObjectMapper().readTree(json.toFile());
+        assertThat(doc.get("state").asText()).isEqualTo("FINISHED");
+        assertThat(doc.get("records_in").asLong()).isEqualTo(100_000); // 10,000 sources x 10
+        assertThat(doc.get("records_out").asLong()).isEqualTo(100_000);
+        assertThat(doc.get("checksum_out").asText()).isEqualTo(doc.get("checksum_in").asText());
+        assertThat(doc.get("leaked_pages").asLong()).isZero();
+        assertThat(doc.get("leaked_files").asLong()).isZero();
+        assertThat(doc.get("partitions_left").asLong()).isZero();
+        assertThat(doc.get("tasks_deployed").asLong()).isEqualTo(20_000);
+    }
+
+    private static Path resource(String name) throws Exception {
+        return Path.of(
+                java.util.Objects.requireNonNull(RunCommandTest.class.getResource(name), name)
+                        .toURI());
+    }
+
     @Test
     void overTcp_theJobRunsExactly_andEveryByteCrossesTheNetwork() throws Exception {
         Path job = InspectCommandTest.file(dir, DIAMOND);

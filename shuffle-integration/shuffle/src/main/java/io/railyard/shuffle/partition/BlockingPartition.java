@@ -75,6 +75,12 @@ public abstract sealed class BlockingPartition extends ResultPartition
     /** Regions a reader walks (1 for hash files). */
     abstract int regionCount();
 
+    /**
+     * Whether {@code subpartition} has any frame in the files: a reader of a subpartition without
+     * one skips the partition, opening no file. O(1), from the heap.
+     */
+    abstract boolean holdsDataFor(int subpartition);
+
     /** The data file holding {@code subpartition}. */
     abstract Path dataFile(int subpartition);
 

@@ -26,6 +26,11 @@ final class HashPartition extends BlockingPartition {
     }
 
     @Override
+    boolean holdsDataFor(int subpartition) {
+        return fileBytes[subpartition] > 0;
+    }
+
+    @Override
     Path dataFile(int subpartition) {
         return files.get(subpartition);
     }

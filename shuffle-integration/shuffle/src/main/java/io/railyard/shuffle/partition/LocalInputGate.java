@@ -350,7 +350,7 @@ final class LocalInputGate implements InputGate {
             int index = batchPartition[batchAt];
             HybridRegion region = batchRegion[batchAt];
             if (region == null) {
-                if (!openSession(index, null)) {
+                if (holdsDataFor(index) && !openSession(index, null)) {
                     return null; // every slot is taken: woken when a session ends
                 }
             } else if (region.holdsDataFor(subpartition)) {
@@ -393,7 +393,9 @@ final class LocalInputGate implements InputGate {
                         return;
                     }
                 }
-                if (batchRegion[batchAt] != null || !openSession(batchPartition[batchAt], null)) {
+                if (batchRegion[batchAt] != null
+                        || (holdsDataFor(batchPartition[batchAt])
+                                && !openSession(batchPartition[batchAt], null))) {
                     return; // a hybrid region, or every slot is taken
                 }
                 batchAt++;
@@ -437,6 +439,13 @@ final class LocalInputGate implements InputGate {
     }
 
     /** Sessions open, as the consumer's fast path sees them without the lock. */
+    /** Whether the finished blocking partition at {@code index} has frames for this gate. */
+    private boolean holdsDataFor(int index) {
+        ResultPartition partition = Objects.requireNonNull(feed.partition(index));
+        return !(partition instanceof BlockingPartition blocking)
+                || blocking.holdsDataFor(subpartition);
+    }
+
     @SuppressWarnings("GuardedBy") // a volatile read; hasSession decides under the lock
     private int sessionsSeen() {
         return sessionCount;

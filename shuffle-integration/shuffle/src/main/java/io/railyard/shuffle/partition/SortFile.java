@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.function.LongConsumer;
 
 /**
@@ -57,6 +58,7 @@ final class SortFile implements SortBuffer.SectionSink {
     private final LongConsumer written;
     private int regions;
     private long[] regionStarts = new long[4];
+    private final BitSet holding = new BitSet(); // subpartitions with a non-empty section
     private long bytes;
     private long frameBytes;
     // Where the index page's entries go in the current region's index block.
@@ -130,8 +132,14 @@ final class SortFile implements SortBuffer.SectionSink {
             for (int s = 0; s < numSubpartitions; s++) {
                 putIndexEntry(start, (int) sectionBytes, s);
             }
+            if (sectionBytes > 0) {
+                holding.set(0, numSubpartitions);
+            }
         } else {
             putIndexEntry(start, (int) sectionBytes, lane);
+            if (sectionBytes > 0) {
+                holding.set(lane);
+            }
         }
     }
 
@@ -150,7 +158,8 @@ final class SortFile implements SortBuffer.SectionSink {
                 path,
                 Arrays.copyOf(regionStarts, regions),
                 bytes,
-                frameBytes);
+                frameBytes,
+                (BitSet) holding.clone());
     }
 
     void close() throws IOException {

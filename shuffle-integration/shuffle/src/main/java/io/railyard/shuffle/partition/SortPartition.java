@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +27,7 @@ final class SortPartition extends BlockingPartition {
     private final Path dataFile;
     private final long[] regionStarts;
     private final long frameBytes;
+    private final BitSet holding; // the subpartitions with a section of at least one frame
 
     // The index cache, read by the IO threads of every worker whose gates read this partition.
     @GuardedBy("this")
@@ -60,11 +62,13 @@ final class SortPartition extends BlockingPartition {
             Path dataFile,
             long[] regionStarts,
             long fileBytes,
-            long frameBytes) {
+            long frameBytes,
+            BitSet holding) {
         super(id, n, fileBytes);
         this.dataFile = dataFile;
         this.regionStarts = regionStarts;
         this.frameBytes = frameBytes;
+        this.holding = holding;
     }
 
     @Override
@@ -80,6 +84,11 @@ final class SortPartition extends BlockingPartition {
     @Override
     int regionCount() {
         return regionStarts.length;
+    }
+
+    @Override
+    boolean holdsDataFor(int subpartition) {
+        return holding.get(subpartition);
     }
 
     @Override
