@@ -5,21 +5,13 @@ import static com.google.common.base.Preconditions.checkState;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.ShuffleOptions;
+import io.railyard.shuffle.buffer.WaitingRequests.PageRequest;
+import io.railyard.shuffle.buffer.WaitingRequests.Waiting;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
@@ -45,11 +37,11 @@ import org.jspecify.annotations.Nullable;
  *       free < unused}, a shortfall). Requests within a guarantee then wait (FIFO, all-or-nothing,
  *       as a future) and the pool asks borrowers, largest first, through their {@link
  *       RevocationListener} to give back the shortfall.
- *   <li><b>Threading.</b> Every method is thread-safe. One lock guards the accounting (the owners'
- *       included: {@link OwnerAccounts}); futures are completed and listeners called after it is
- *       released, so no caller code runs under it, and no other lock is taken under it: it is the
- *       innermost lock of the shuffle layer (the order is in the {@code io.railyard.shuffle}
- *       package documentation).
+ *   <li><b>Threading.</b> Every method is thread-safe. One lock guards the accounting: the books
+ *       ({@link PageLedger}, the owners' accounts included) and the waiting requests ({@link
+ *       WaitingRequests}); futures are completed and listeners called after it is released, so no
+ *       caller code runs under it, and no other lock is taken under it: it is the innermost lock of
+ *       the shuffle layer (the order is in the {@code io.railyard.shuffle} package documentation).
  * </ul>
  *
  * <h2>Cost</h2>
@@ -66,54 +58,25 @@ import org.jspecify.annotations.Nullable;
  * allocated after construction.
  */
 public final class NetworkBufferPool implements AutoCloseable {
-    /** Every pool constructed and not closed, weakly: a forgotten pool may still be collected. */
-    private static final Map<NetworkBufferPool, Boolean> OPEN =
-            Collections.synchronizedMap(new WeakHashMap<>());
-
-    /** Pools constructed minus pools closed: a forgotten pool stays counted once collected. */
-    private static final AtomicInteger OPEN_COUNT = new AtomicInteger();
-
     private final ReentrantLock lock = new ReentrantLock();
     private final ShuffleOptions options;
-    private final Page[] pages;
 
-    /** Per page: the id of the owner holding it, or -1. */
-    @GuardedBy("lock")
-    private final int[] holder;
+    /** Pages in the budget (the books' too), for the checks and gauges that take no lock. */
+    private final int totalPages;
 
-    /** The free pages' indices, {@code freeCount} of them; the next taken is the last. */
+    /** Who holds which page, who is promised what. */
     @GuardedBy("lock")
-    private final int[] free;
+    private final PageLedger ledger;
 
     @GuardedBy("lock")
-    private int freeCount;
-
-    /** The open owners, in registration order. */
-    @GuardedBy("lock")
-    private final List<BufferOwner> owners = new ArrayList<>();
-
-    @GuardedBy("lock")
-    private final OwnerAccounts accounts = new OwnerAccounts();
-
-    @GuardedBy("lock")
-    private final ArrayDeque<PendingRequest> pending = new ArrayDeque<>();
-
-    @GuardedBy("lock")
-    private int guaranteed;
+    private final WaitingRequests pending = new WaitingRequests();
 
     /** Guarantees given back (owners closed, guarantees lowered), for who waits for one. */
     private final PledgeWatch pledges = new PledgeWatch(lock);
 
-    /** Who waits for spare pages, and what draining owners gave back. */
+    /** Who waits for spare pages. */
     @GuardedBy("lock")
     private final SpareWatch spare = new SpareWatch();
-
-    /** Pages held beyond their guarantees by owners that drain. */
-    @GuardedBy("lock")
-    private int draining;
-
-    @GuardedBy("lock")
-    private int unused;
 
     @GuardedBy("lock")
     private int nextOwnerId;
@@ -149,17 +112,10 @@ public final class NetworkBufferPool implements AutoCloseable {
     NetworkBufferPool(
             ShuffleOptions options, IntFunction<ByteBuffer> allocator, DirectMemory memory) {
         this.options = options;
-        int total = options.totalPages();
-        this.pages = memory.allocatePages(options, allocator);
-        this.holder = new int[total];
-        this.free = new int[total];
-        Arrays.fill(holder, -1);
-        for (int i = 0; i < total; i++) {
-            free[i] = total - 1 - i; // page 0 on top
-        }
-        this.freeCount = total;
-        OPEN.put(this, Boolean.TRUE);
-        OPEN_COUNT.incrementAndGet();
+        Page[] pages = memory.allocatePages(options, allocator);
+        this.totalPages = pages.length;
+        this.ledger = new PageLedger(pages);
+        OpenPools.opened(this);
     }
 
     /**
@@ -167,7 +123,7 @@ public final class NetworkBufferPool implements AutoCloseable {
      * after the JVM collects it. A process-wide gauge for leak detection and monitoring. O(1).
      */
     public static int openPoolsInProcess() {
-        return OPEN_COUNT.get();
+        return OpenPools.count();
     }
 
     /**
@@ -177,15 +133,7 @@ public final class NetworkBufferPool implements AutoCloseable {
      * turn; allocates a snapshot of the pools.
      */
     public static long pagesInUseInProcess() {
-        List<NetworkBufferPool> pools;
-        synchronized (OPEN) {
-            pools = new ArrayList<>(OPEN.keySet());
-        }
-        long inUse = 0;
-        for (NetworkBufferPool pool : pools) {
-            inUse += pool.pagesInUse();
-        }
-        return inUse;
+        return OpenPools.pagesInUse();
     }
 
     /**
@@ -214,22 +162,24 @@ public final class NetworkBufferPool implements AutoCloseable {
         lock.lock();
         try {
             checkState(!closed, "network buffer pool closed");
-            if ((long) guaranteed + guaranteedPages > pages.length) {
+            if (!ledger.canPledge(guaranteedPages)) {
                 throw InsufficientNetworkMemoryException.of(
-                        name, guaranteedPages, guaranteeKey, options, guaranteed, owners);
+                        name,
+                        guaranteedPages,
+                        guaranteeKey,
+                        options,
+                        ledger.guaranteed(),
+                        ledger.owners());
             }
             owner =
                     new BufferOwner(
                             this,
                             nextOwnerId++,
-                            accounts.reserve(),
+                            ledger.reserveSlot(),
                             name,
                             guaranteedPages,
                             listener);
-            accounts.open(owner);
-            owners.add(owner);
-            guaranteed += guaranteedPages;
-            unused += guaranteedPages;
+            ledger.open(owner);
             after = revocationsLocked();
         } finally {
             lock.unlock();
@@ -245,14 +195,14 @@ public final class NetworkBufferPool implements AutoCloseable {
 
     /** Pages in the budget. */
     public int totalPages() {
-        return pages.length;
+        return totalPages;
     }
 
     /** Pages nobody holds. */
     public int freePages() {
         lock.lock();
         try {
-            return freeCount;
+            return ledger.freeCount();
         } finally {
             lock.unlock();
         }
@@ -262,7 +212,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public int pagesInUse() {
         lock.lock();
         try {
-            return pages.length - freeCount;
+            return totalPages - ledger.freeCount();
         } finally {
             lock.unlock();
         }
@@ -272,7 +222,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public int guaranteedPages() {
         lock.lock();
         try {
-            return guaranteed;
+            return ledger.guaranteed();
         } finally {
             lock.unlock();
         }
@@ -282,7 +232,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public int pledgeablePages() {
         lock.lock();
         try {
-            return pages.length - guaranteed;
+            return totalPages - ledger.guaranteed();
         } finally {
             lock.unlock();
         }
@@ -324,7 +274,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public int sparePages() {
         lock.lock();
         try {
-            return spareLocked();
+            return ledger.spare();
         } finally {
             lock.unlock();
         }
@@ -339,7 +289,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public int drainingPages() {
         lock.lock();
         try {
-            return draining;
+            return ledger.draining();
         } finally {
             lock.unlock();
         }
@@ -352,7 +302,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public long drainedPages() {
         lock.lock();
         try {
-            return spare.drainedCountLocked();
+            return ledger.drained();
         } finally {
             lock.unlock();
         }
@@ -369,7 +319,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         boolean now;
         lock.lock();
         try {
-            now = closed || spare.addLocked(pages, listener, spareLocked());
+            now = closed || spare.addLocked(pages, listener, ledger.spare());
         } finally {
             lock.unlock();
         }
@@ -385,13 +335,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     public List<OwnerStats> owners() {
         lock.lock();
         try {
-            List<OwnerStats> stats = new ArrayList<>(owners.size());
-            for (BufferOwner owner : owners) {
-                stats.add(
-                        new OwnerStats(
-                                owner.name(), owner.guaranteedPages(), accounts.inUse(owner)));
-            }
-            return stats;
+            return ledger.stats();
         } finally {
             lock.unlock();
         }
@@ -404,8 +348,8 @@ public final class NetworkBufferPool implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<PendingRequest> cancelled;
-        List<String> leaks = new ArrayList<>();
+        List<PageRequest> cancelled;
+        List<String> leaks;
         List<Runnable> listeners;
         lock.lock();
         try {
@@ -414,22 +358,15 @@ public final class NetworkBufferPool implements AutoCloseable {
             }
             closed = true;
             listeners = spare.closeLocked(pledges.closeLocked(List.of()));
-            cancelled = new ArrayList<>(pending);
-            pending.clear();
-            for (BufferOwner owner : owners) {
-                int held = accounts.inUse(owner);
-                if (held > 0) {
-                    leaks.add("'" + owner.name() + "' holds " + held);
-                }
-            }
+            cancelled = pending.clear();
+            leaks = ledger.leaks();
         } finally {
             lock.unlock();
         }
         // Outside the lock, which is the innermost: the registry of open pools has a lock too.
-        OPEN.remove(this);
-        OPEN_COUNT.decrementAndGet();
-        for (PendingRequest request : cancelled) {
-            request.future.completeExceptionally(new CancellationException("pool closed"));
+        OpenPools.closed(this);
+        for (PageRequest request : cancelled) {
+            request.completeExceptionally(new CancellationException("pool closed"));
         }
         runAll(listeners);
         checkState(
@@ -442,50 +379,7 @@ public final class NetworkBufferPool implements AutoCloseable {
     void checkInvariants() {
         lock.lock();
         try {
-            int inUse = 0;
-            int promised = 0;
-            int pledged = 0;
-            for (BufferOwner owner : owners) {
-                inUse += accounts.inUse(owner);
-                promised += Math.max(0, owner.guaranteedPages() - accounts.inUse(owner));
-                pledged += owner.guaranteedPages();
-            }
-            int drainingNow = 0;
-            for (BufferOwner owner : owners) {
-                if (owner.drains) {
-                    drainingNow += Math.max(0, accounts.inUse(owner) - owner.guaranteedPages());
-                }
-            }
-            checkState(drainingNow == draining, "draining %s != %s", draining, drainingNow);
-            int held = 0;
-            for (int h : holder) {
-                held += h >= 0 ? 1 : 0;
-            }
-            checkState(
-                    inUse == pages.length - freeCount,
-                    "owners hold %s, pool lent %s",
-                    inUse,
-                    pages.length - freeCount);
-            checkState(held == inUse, "holders %s != in use %s", held, inUse);
-            checkState(promised == unused, "unused %s != %s", unused, promised);
-            checkState(
-                    pledged == guaranteed && guaranteed <= pages.length,
-                    "guaranteed %s",
-                    guaranteed);
-            PendingRequest head = pending.peek();
-            checkState(
-                    head == null || head.pages() > freeCount,
-                    "the head request (%s pages) fits the %s free pages but waits",
-                    head == null ? 0 : head.pages(),
-                    freeCount);
-            for (BufferOwner owner : owners) {
-                int waiting = accounts.waiting(owner);
-                checkState(
-                        waiting == 0 || accounts.inUse(owner) + waiting <= owner.guaranteedPages(),
-                        "owner '%s' waits for %s pages beyond its guarantee",
-                        owner.name(),
-                        waiting);
-            }
+            ledger.check(pending.headPages());
         } finally {
             lock.unlock();
         }
@@ -498,10 +392,10 @@ public final class NetworkBufferPool implements AutoCloseable {
         lock.lock();
         try {
             checkOpen(owner);
-            if (!mayGrantLocked(owner, n)) {
+            if (!ledger.mayGrant(owner, n, !pending.isEmpty())) {
                 return false;
             }
-            grantLocked(owner, n, out);
+            ledger.grant(owner, n, out);
             return true;
         } finally {
             lock.unlock();
@@ -513,12 +407,10 @@ public final class NetworkBufferPool implements AutoCloseable {
         lock.lock();
         try {
             checkOpen(owner);
-            if (!mayGrantLocked(owner, 1)) {
+            if (!ledger.mayGrant(owner, 1, !pending.isEmpty())) {
                 return null;
             }
-            Page page = takeFreeLocked(owner);
-            setInUseLocked(owner, accounts.inUse(owner) + 1);
-            return page;
+            return ledger.grantOne(owner);
         } finally {
             lock.unlock();
         }
@@ -532,22 +424,22 @@ public final class NetworkBufferPool implements AutoCloseable {
         try {
             checkOpen(owner);
             checkArgument(
-                    accounts.inUse(owner) + accounts.waiting(owner) + n <= owner.guaranteedPages(),
+                    ledger.inUse(owner) + ledger.waiting(owner) + n <= owner.guaranteedPages(),
                     "owner '%s' asked for %s pages beyond its guarantee: it holds %s and waits for %s of"
                             + " %s guaranteed pages; borrow with tryRequest or raise its guarantee",
                     owner.name(),
                     n,
-                    accounts.inUse(owner),
-                    accounts.waiting(owner),
+                    ledger.inUse(owner),
+                    ledger.waiting(owner),
                     owner.guaranteedPages());
-            if (pending.isEmpty() && freeCount >= n) {
+            if (pending.isEmpty() && ledger.freeCount() >= n) {
                 List<Page> granted = new ArrayList<>(n);
-                grantLocked(owner, n, granted);
+                ledger.grant(owner, n, granted);
                 future.complete(granted);
                 return future;
             }
-            pending.add(new PendingRequest(owner, n, future));
-            accounts.addWaiting(owner, n);
+            pending.add(owner, n, future);
+            ledger.addWaiting(owner, n);
             after = revocationsLocked();
         } finally {
             lock.unlock();
@@ -560,21 +452,7 @@ public final class NetworkBufferPool implements AutoCloseable {
         List<Runnable> after;
         lock.lock();
         try {
-            int index = page.index();
-            checkArgument(
-                    index >= 0 && index < pages.length && pages[index] == page,
-                    "page %s is not of this pool",
-                    index);
-            if (holder[index] != owner.id) {
-                throw new IllegalStateException(
-                        "owner '"
-                                + owner.name()
-                                + "' recycled page "
-                                + index
-                                + " held by "
-                                + holderName(holder[index]));
-            }
-            returnLocked(owner, index);
+            ledger.giveBack(owner, page);
             after = spareServedLocked(serveLocked());
         } finally {
             lock.unlock();
@@ -599,19 +477,13 @@ public final class NetworkBufferPool implements AutoCloseable {
                                 + "], not "
                                 + pages);
             }
-            int waiting = accounts.waiting(owner);
+            int waiting = ledger.waiting(owner);
             checkState(
                     waiting == 0,
                     "owner '%s' lowers its guarantee while it waits for %s pages",
                     owner.name(),
                     waiting);
-            int inUse = accounts.inUse(owner);
-            unused += Math.max(0, pages - inUse) - Math.max(0, g - inUse);
-            guaranteed -= g - pages;
-            if (owner.drains) {
-                draining += Math.max(0, inUse - pages) - Math.max(0, inUse - g);
-            }
-            owner.guaranteeLowered(pages);
+            ledger.lowerGuarantee(owner, pages);
             after = spareServedLocked(serveLocked());
             if (pages < g) {
                 after = pledges.returnedLocked(after);
@@ -623,20 +495,17 @@ public final class NetworkBufferPool implements AutoCloseable {
     }
 
     void unregister(BufferOwner owner) {
-        List<PendingRequest> cancelled = new ArrayList<>();
+        List<PageRequest> cancelled;
         List<Runnable> after;
         lock.lock();
         try {
-            if (!accounts.isOpen(owner)) {
+            if (!ledger.isOpen(owner)) {
                 return;
             }
-            int held = accounts.inUse(owner);
+            int held = ledger.inUse(owner);
             checkState(held == 0, "owner '%s' closed while holding %s pages", owner.name(), held);
-            pending.removeIf(r -> r.owner == owner && cancelled.add(r));
-            accounts.close(owner);
-            owners.remove(owner);
-            guaranteed -= owner.guaranteedPages();
-            unused -= owner.guaranteedPages();
+            cancelled = pending.removeAll(owner);
+            ledger.close(owner);
             after = spareServedLocked(serveLocked());
             if (owner.guaranteedPages() > 0) {
                 after = pledges.returnedLocked(after);
@@ -644,8 +513,8 @@ public final class NetworkBufferPool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        for (PendingRequest request : cancelled) {
-            request.future.completeExceptionally(
+        for (PageRequest request : cancelled) {
+            request.completeExceptionally(
                     new CancellationException("owner '" + owner.name() + "' closed"));
         }
         runAll(after);
@@ -654,77 +523,44 @@ public final class NetworkBufferPool implements AutoCloseable {
     int inUse(BufferOwner owner) {
         lock.lock();
         try {
-            return accounts.inUse(owner);
+            return ledger.inUse(owner);
         } finally {
             lock.unlock();
         }
     }
 
-    // ---- under the lock ----
-
-    @GuardedBy("lock")
-    private void returnLocked(BufferOwner owner, int index) {
-        holder[index] = -1;
-        free[freeCount++] = index;
-        setInUseLocked(owner, accounts.inUse(owner) - 1);
-    }
-
     /**
-     * Whether {@code n} pages may go to {@code owner} now: they are free, the free pages left still
-     * cover every other owner's promise, and no waiting request is overtaken within a guarantee.
+     * A cancelled request leaves the queue, or, if its pages were granted but the future not yet
+     * completed, gives them back at once; either way the requests behind it are served. Called by
+     * {@link PageRequest#cancel}, never under the lock.
      */
-    @GuardedBy("lock")
-    private boolean mayGrantLocked(BufferOwner owner, int n) {
-        int left = owner.guaranteedPages() - accounts.inUse(owner) - accounts.waiting(owner);
-        int entitled = Math.min(n, Math.max(0, left));
-        return freeCount >= n
-                && freeCount - n >= unused - entitled
-                && (pending.isEmpty() || entitled == 0);
-    }
-
-    @GuardedBy("lock")
-    private void grantLocked(BufferOwner owner, int n, List<Page> out) {
-        for (int i = 0; i < n; i++) {
-            out.add(takeFreeLocked(owner));
-        }
-        setInUseLocked(owner, accounts.inUse(owner) + n);
-    }
-
-    /** Pops a free page for {@code owner}, cleared; the caller accounts for it with setInUse. */
-    @GuardedBy("lock")
-    private Page takeFreeLocked(BufferOwner owner) {
-        int index = free[--freeCount];
-        holder[index] = owner.id;
-        Page page = pages[index];
-        page.buffer().clear();
-        return page;
-    }
-
-    @GuardedBy("lock")
-    private void setInUseLocked(BufferOwner owner, int inUse) {
-        int g = owner.guaranteedPages();
-        int before = accounts.inUse(owner);
-        unused += Math.max(0, g - inUse) - Math.max(0, g - before);
-        if (owner.drains) {
-            int change = Math.max(0, inUse - g) - Math.max(0, before - g);
-            draining += change;
-            if (change < 0) {
-                spare.drainedLocked(-change);
+    void withdraw(BufferOwner owner, PageRequest future) {
+        List<Runnable> after;
+        lock.lock();
+        try {
+            int queued = pending.remove(future);
+            if (queued > 0) {
+                ledger.addWaiting(owner, -queued);
             }
+            List<Page> granted = queued > 0 ? null : future.takeGranted();
+            if (granted != null) {
+                for (Page page : granted) {
+                    ledger.giveBack(owner, page.index());
+                }
+            }
+            after = spareServedLocked(serveLocked());
+        } finally {
+            lock.unlock();
         }
-        accounts.setInUse(owner, inUse);
+        runAll(after);
     }
 
-    /** Free pages no guarantee needs. */
-    @GuardedBy("lock")
-    private int spareLocked() {
-        return Math.max(0, freeCount - unused);
-    }
+    // ---- under the lock ----
 
     /** Returns {@code after} with the spare-page waiters the spare pages serve now. */
     @GuardedBy("lock")
     private List<Runnable> spareServedLocked(List<Runnable> after) {
-        return spare.isEmptyLocked() ? after : spare.servedLocked(spareLocked(), after);
+        return spare.isEmptyLocked() ? after : spare.servedLocked(ledger.spare(), after);
     }
 
     /**
@@ -737,14 +573,14 @@ public final class NetworkBufferPool implements AutoCloseable {
             return List.of();
         }
         List<Runnable> after = new ArrayList<>();
-        while (!pending.isEmpty() && pending.peek().pages <= freeCount) {
-            PendingRequest request = pending.poll();
-            accounts.addWaiting(request.owner, -request.pages);
-            List<Page> granted = new ArrayList<>(request.pages);
-            grantLocked(request.owner, request.pages, granted);
-            request.future.granted.set(granted);
+        while (!pending.isEmpty() && pending.headPages() <= ledger.freeCount()) {
+            Waiting request = pending.poll();
+            ledger.addWaiting(request.owner(), -request.pages());
+            List<Page> granted = new ArrayList<>(request.pages());
+            ledger.grant(request.owner(), request.pages(), granted);
+            request.future().granted(granted);
             // Completed after the lock; a cancel in between gives the pages back in withdraw().
-            after.add(() -> request.future.complete(granted));
+            after.add(() -> request.future().complete(granted));
         }
         if (!pending.isEmpty()) {
             after.addAll(revocationsLocked());
@@ -755,91 +591,12 @@ public final class NetworkBufferPool implements AutoCloseable {
     /** Asks borrowers, largest first, to give back the pages promised but lent out. */
     @GuardedBy("lock")
     private List<Runnable> revocationsLocked() {
-        int waiting = 0;
-        for (PendingRequest request : pending) {
-            waiting += request.pages;
-        }
-        int shortfall = Math.max(unused - freeCount, waiting - freeCount);
+        int free = ledger.freeCount();
+        int shortfall = Math.max(ledger.unused() - free, pending.pagesWanted() - free);
         if (shortfall <= 0) {
             return List.of();
         }
-        List<Borrower> borrowers = new ArrayList<>();
-        for (BufferOwner owner : owners) {
-            int borrowed = accounts.inUse(owner) - owner.guaranteedPages();
-            if (owner.listener != null && borrowed > 0) {
-                borrowers.add(new Borrower(owner, borrowed));
-            }
-        }
-        borrowers.sort(Comparator.comparingInt(Borrower::pages).reversed());
-        List<Runnable> asks = new ArrayList<>();
-        for (Borrower borrower : borrowers) {
-            if (shortfall <= 0) {
-                break;
-            }
-            int ask = Math.min(shortfall, borrower.pages());
-            shortfall -= ask;
-            BufferOwner owner = borrower.owner();
-            RevocationListener listener = Objects.requireNonNull(owner.listener);
-            asks.add(() -> listener.revoke(owner, ask));
-        }
-        return asks;
-    }
-
-    /** An owner holding {@code pages} beyond its guarantee. */
-    private record Borrower(BufferOwner owner, int pages) {}
-
-    /** A waiting request that withdraws itself from the queue when cancelled. */
-    private final class PageRequest extends CompletableFuture<List<Page>> {
-        private final BufferOwner owner;
-
-        /**
-         * The pages granted before the future was completed (set and taken under the pool's lock;
-         * an atomic so that the request, not the pool, holds it).
-         */
-        private final AtomicReference<@Nullable List<Page>> granted = new AtomicReference<>();
-
-        PageRequest(BufferOwner owner) {
-            this.owner = owner;
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
-            if (cancelled) {
-                withdraw(owner, this);
-            }
-            return cancelled;
-        }
-    }
-
-    /**
-     * A cancelled request leaves the queue, or, if its pages were granted but the future not yet
-     * completed, gives them back at once; either way the requests behind it are served.
-     */
-    private void withdraw(BufferOwner owner, PageRequest future) {
-        List<Runnable> after;
-        lock.lock();
-        try {
-            boolean queued = false;
-            for (Iterator<PendingRequest> it = pending.iterator(); it.hasNext(); ) {
-                PendingRequest request = it.next();
-                if (request.future == future) {
-                    accounts.addWaiting(owner, -request.pages);
-                    it.remove();
-                    queued = true;
-                }
-            }
-            List<Page> granted = queued ? null : future.granted.getAndSet(null);
-            if (granted != null) {
-                for (Page page : granted) {
-                    returnLocked(owner, page.index());
-                }
-            }
-            after = spareServedLocked(serveLocked());
-        } finally {
-            lock.unlock();
-        }
-        runAll(after);
+        return ledger.asks(shortfall);
     }
 
     /** Runs completions and asks outside the lock; an indexed loop, so no iterator is allocated. */
@@ -850,14 +607,14 @@ public final class NetworkBufferPool implements AutoCloseable {
     }
 
     private void checkCount(BufferOwner owner, int n) {
-        if (n < 1 || n > pages.length) { // not checkArgument: it would box n on every request
+        if (n < 1 || n > totalPages) { // not checkArgument: it would box n on every request
             throw new IllegalArgumentException(
                     "owner '"
                             + owner.name()
                             + "' requested "
                             + n
                             + " pages; allowed 1 to "
-                            + pages.length
+                            + totalPages
                             + " (the pool's pages)");
         }
     }
@@ -865,21 +622,6 @@ public final class NetworkBufferPool implements AutoCloseable {
     @GuardedBy("lock")
     private void checkOpen(BufferOwner owner) {
         checkState(!closed, "network buffer pool closed");
-        checkState(accounts.isOpen(owner), "owner '%s' is closed", owner.name());
+        checkState(ledger.isOpen(owner), "owner '%s' is closed", owner.name());
     }
-
-    @GuardedBy("lock")
-    private String holderName(int id) {
-        if (id < 0) {
-            return "nobody (recycled twice?)";
-        }
-        for (BufferOwner owner : owners) {
-            if (owner.id == id) {
-                return "'" + owner.name() + "'";
-            }
-        }
-        return "owner #" + id;
-    }
-
-    private record PendingRequest(BufferOwner owner, int pages, PageRequest future) {}
 }

@@ -5,33 +5,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Who waits for spare pages of a {@link NetworkBufferPool} — free pages no guarantee needs — and
- * what draining owners gave back ({@link NetworkBufferPool#onSpare}). Waiters are served in arrival
- * order, each once the spare pages cover it and every waiter served before it in the same round, so
- * one burst of returned pages wakes as many as it can serve, not everyone. It shares the pool's
- * lock: the pool calls the {@code ...Locked} methods holding it. O(1) per call plus O(1) per waiter
- * served; allocates a queue entry per wait and a list per round that serves someone.
+ * Who waits for spare pages of a {@link NetworkBufferPool} — free pages no guarantee needs ({@link
+ * NetworkBufferPool#onSpare}); what draining owners gave back is counted in its books ({@link
+ * PageLedger#drained}). Waiters are served in arrival order, each once the spare pages cover it and
+ * every waiter served before it in the same round, so one burst of returned pages wakes as many as
+ * it can serve, not everyone. It shares the pool's lock: the pool calls the {@code ...Locked}
+ * methods holding it. O(1) per call plus O(1) per waiter served; allocates a queue entry per wait
+ * and a list per round that serves someone.
  */
 final class SpareWatch {
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-
-    private long drained;
 
     private record Waiter(int pages, Runnable listener) {}
 
     /** Whether someone waits (under the pool's lock): the pool's fast path skips the rest. */
     boolean isEmptyLocked() {
         return waiters.isEmpty();
-    }
-
-    /** A draining owner gave {@code pages} back (under the pool's lock). */
-    void drainedLocked(int pages) {
-        drained += pages;
-    }
-
-    /** Pages draining owners gave back so far (under the pool's lock). */
-    long drainedCountLocked() {
-        return drained;
     }
 
     /**

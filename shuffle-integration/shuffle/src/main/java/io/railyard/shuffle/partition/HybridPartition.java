@@ -7,14 +7,10 @@ import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.BufferOwner;
 import io.railyard.shuffle.buffer.Page;
 import io.railyard.topology.PartitionId;
-import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.BitSet;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -55,12 +51,14 @@ import org.jspecify.annotations.Nullable;
  * <h2>Threading</h2>
  *
  * The producer's writer publishes regions; the worker's IO thread reads, spills and drops; anyone
- * may release. One lock (this partition's monitor) guards the region list, the regions' state
- * (which {@link HybridRegion} changes only under it) and the readers' progress; its place in the
- * lock order is in the {@code io.railyard.shuffle} package documentation. Nothing here calls a
- * gate, a listener or the pool while holding it (pages are recycled and readers woken after it is
- * released), and the revocation listener only enqueues work for the IO thread. Disk IO never runs
- * under the lock either. A reader's cursor is the IO thread's; the partition moves it through the
+ * may release. One lock (this partition's monitor) guards the region list and their resident pages
+ * ({@link HybridRegions}), the regions' state (which {@link HybridRegion} changes only under it),
+ * who reads and the readers' progress ({@link HybridReaders}, {@link HybridCursors}) and what the
+ * spill was asked ({@link HybridSpill}); its place in the lock order is in the {@code
+ * io.railyard.shuffle} package documentation. Nothing here calls a gate, a listener or the pool
+ * while holding it (pages are recycled and readers woken after it is released), and the revocation
+ * listener only enqueues work for the IO thread. Disk IO never runs under the lock either. A
+ * reader's cursor is the IO thread's; the partition moves it ({@link HybridCursors}) through the
  * reader's methods.
  */
 public final class HybridPartition extends ResultPartition {
@@ -76,42 +74,23 @@ public final class HybridPartition extends ResultPartition {
     private final PartitionKind kind;
     private final HybridFiles files;
     private final BufferOwner owner;
-    private final Executor io;
     private final LeftoverFiles leftovers;
-
-    @GuardedBy("this")
-    private final List<HybridRegion> regions = new ArrayList<>();
-
-    // Who reads: subpartitions abandoned for good (read once), stream readers attached ever and
-    // now (attach(int, Runnable)), and the feeds whose gates read this partition's regions.
-    @GuardedBy("this")
-    private final IntOpenHashSet abandoned = new IntOpenHashSet();
-
-    @GuardedBy("this")
-    private final IntOpenHashSet streamReadersEver = new IntOpenHashSet();
-
-    @GuardedBy("this")
-    private int streamReadersNow;
-
-    @GuardedBy("this")
-    private final List<FeedLink> feeds = new ArrayList<>(2);
-
-    // Read once: the subpartitions some reader claimed, and those each claimer claimed — a feed
-    // (for its gates) or a stream reader — a bit per subpartition, made at the first claim.
-    @GuardedBy("this")
-    private @Nullable BitSet claimed;
-
-    @GuardedBy("this")
-    private final IdentityHashMap<Object, BitSet> claims = new IdentityHashMap<>(2);
-
-    /** A feed this partition publishes to, at its index there. */
-    private record FeedLink(PartitionFeed feed, int index) {}
 
     @GuardedBy("this")
     private final HybridTally tally;
 
     @GuardedBy("this")
-    private final List<HybridReader> waiting = new ArrayList<>();
+    private final HybridRegions regions;
+
+    // Who reads its regions (ResultPartition.readers are the gates' sessions with the IO thread).
+    @GuardedBy("this")
+    private final HybridReaders hybridReaders;
+
+    /** Moves the IO thread's readers; takes this partition's monitor itself. */
+    private final HybridCursors cursors;
+
+    /** Spills on the IO thread; takes this partition's monitor itself. */
+    private final HybridSpill spill;
 
     @GuardedBy("this")
     private final ProducerRoom room = new ProducerRoom();
@@ -131,9 +110,6 @@ public final class HybridPartition extends ResultPartition {
     @GuardedBy("this")
     private @Nullable Throwable lostCause;
 
-    @GuardedBy("this")
-    private final SpillRequests spillRequests = new SpillRequests();
-
     HybridPartition(
             PartitionId id,
             int numSubpartitions,
@@ -149,8 +125,11 @@ public final class HybridPartition extends ResultPartition {
         this.kind = kind;
         this.files = new HybridFiles(id, dataFile, spillFile);
         this.owner = owner;
-        this.io = io;
         this.tally = new HybridTally(worker);
+        this.regions = new HybridRegions(tally);
+        this.hybridReaders = new HybridReaders(kind.isReadOnce(), numSubpartitions);
+        this.cursors = new HybridCursors(this, regions, hybridReaders, tally, files);
+        this.spill = new HybridSpill(this, regions, tally, files, owner, io);
         this.leftovers = leftovers;
     }
 
@@ -204,8 +183,8 @@ public final class HybridPartition extends ResultPartition {
             }
             released = true;
             loseLocked("the partition was released", null);
-            drop = dropAllLocked(false);
-            wake = takeWaitingLocked();
+            drop = regions.dropAll(false);
+            wake = hybridReaders.takeParked();
         }
         finishLoss(drop, wake);
         IOException failure = leftovers.deleteAll(files(), null);
@@ -251,7 +230,7 @@ public final class HybridPartition extends ResultPartition {
         long now = System.nanoTime();
         synchronized (this) {
             boolean atBound = lostReason == null && tally.residentPages() >= bound;
-            long pause = room.pauseNanos(now, atBound, everyAttachedLocked(), waker);
+            long pause = room.pauseNanos(now, atBound, hybridReaders.everyAttached(), waker);
             if (pause > 0) {
                 tally.backpressureWait();
             }
@@ -272,11 +251,7 @@ public final class HybridPartition extends ResultPartition {
 
     /** Resident pages of the regions a reader pins now (tests). */
     synchronized int pinnedPages() {
-        int pinned = 0;
-        for (HybridRegion region : regions) {
-            pinned += region.pinnedPages();
-        }
-        return pinned;
+        return regions.pinnedPages();
     }
 
     /** Times the pipelined producer waited for its consumers (tests). */
@@ -286,11 +261,7 @@ public final class HybridPartition extends ResultPartition {
 
     /** Readers attached now. */
     synchronized int attachedReaders() {
-        int now = streamReadersNow;
-        for (FeedLink link : feeds) {
-            now += link.feed().readersNow();
-        }
-        return now;
+        return hybridReaders.attachedNow();
     }
 
     /**
@@ -333,7 +304,7 @@ public final class HybridPartition extends ResultPartition {
             throws PartitionLostException {
         List<Page> drop = List.of();
         List<HybridReader> wake;
-        List<LocalInputGate> gates = List.of();
+        List<LocalInputGate> gates;
         int owed;
         HybridRegion region;
         synchronized (this) {
@@ -348,26 +319,19 @@ public final class HybridPartition extends ResultPartition {
                             pageStart,
                             fileOffset,
                             writeThrough);
-            region.countReaders(abandoned);
-            int readers = region.readersLeft();
-            regions.add(region);
-            tally.resident(region.residentPages());
+            region.countReaders(hybridReaders.abandoned());
+            int readersLeft = region.readersLeft();
+            regions.add(region); // its pages count as resident
             tally.produced(region.length());
             if (fileOffset >= 0) {
                 tally.writtenToDisk(region.length());
             }
-            if (readers == 0) {
-                drop = dropLocked(region);
+            if (readersLeft == 0) {
+                drop = regions.drop(region);
             }
-            wake = takeWaitingLocked();
-            for (FeedLink link : feeds) {
-                gates =
-                        plus(
-                                gates,
-                                link.feed()
-                                        .regionPublishedLocked(link.index(), region, readOnce()));
-            }
-            owed = region.isResident() ? spillRequests.takeOwed() : 0; // freeable now: ask again
+            wake = hybridReaders.takeParked();
+            gates = hybridReaders.regionPublished(region);
+            owed = region.isResident() ? spill.takeOwed() : 0; // freeable now: ask again
         }
         recycle(drop);
         wakeAll(wake);
@@ -381,9 +345,9 @@ public final class HybridPartition extends ResultPartition {
         List<Page> drop;
         int owed;
         synchronized (this) {
-            drop = droppedLocked(region.written(fileOffset));
+            drop = regions.dropped(region.written(fileOffset));
             tally.writtenToDisk(region.length());
-            owed = spillRequests.takeOwed();
+            owed = spill.takeOwed();
         }
         recycle(drop);
         requestSpill(owed);
@@ -392,13 +356,11 @@ public final class HybridPartition extends ResultPartition {
     /** The producer finished: readers past the last region end. */
     void finishProducing() {
         List<HybridReader> wake;
-        List<LocalInputGate> gates = List.of();
+        List<LocalInputGate> gates;
         synchronized (this) {
             finished = true;
-            wake = takeWaitingLocked();
-            for (FeedLink link : feeds) {
-                gates = plus(gates, link.feed().partitionFinishedLocked(link.index()));
-            }
+            wake = hybridReaders.takeParked();
+            gates = hybridReaders.producerFinished();
         }
         wakeAll(wake);
         PartitionFeed.wakeAll(gates);
@@ -427,74 +389,57 @@ public final class HybridPartition extends ResultPartition {
      * listener, and the writer above the memory fraction). Only enqueues. O(1).
      */
     void requestSpill(int pages) {
-        boolean submit;
-        synchronized (this) {
-            if (lostReason != null || pages <= 0) {
-                return;
-            }
-            submit = spillRequests.ask(pages);
-        }
-        if (submit) {
-            io.execute(this::spillRequested);
-        }
+        spill.request(pages);
     }
 
-    // ---- readers (the IO thread) ----
+    // ---- readers (the IO thread): HybridCursors moves them ----
 
     /**
-     * Attaches a reader of the whole stream of {@code subpartition}, at the first frame; {@code
-     * waker} runs when data arrives for it after it found none (or the partition is lost). A gate
-     * reads through a {@link PartitionFeed} instead, one region at a time; this reader is for a
-     * consumer that reads one partition on its own.
+     * Attaches a reader of the whole stream of {@code subpartition} ({@link
+     * HybridCursors#attach(int, Runnable)}).
      *
      * @throws PartitionLostException if the partition is lost, or (selective) the subpartition was
      *     read before
      */
     HybridReader attach(int subpartition, Runnable waker) throws PartitionLostException {
-        checkSubpartition(subpartition);
-        synchronized (this) {
-            checkNotLostLocked();
-            if (!claimLocked(subpartition, new Object())
-                    || (readOnce() && readBeforeLocked(subpartition))) {
-                throw readBefore(subpartition);
-            }
-            streamReadersEver.add(subpartition);
-            streamReadersNow++;
-        }
-        return new HybridReader(this, subpartition, waker, 0, Integer.MAX_VALUE);
+        return cursors.attach(subpartition, waker);
     }
 
     /**
-     * Attaches a reader of {@code subpartition}'s section of {@code region} only (a gate's read of
-     * one feed entry from disk, on the IO thread): it ends at the section's end.
+     * Attaches a reader of {@code subpartition}'s section of {@code region} only ({@link
+     * HybridCursors#attach(int, HybridRegion, PartitionFeed)}).
      *
      * @throws PartitionLostException if the partition is lost, or (selective) the subpartition read
      *     the region before
      */
     HybridReader attach(int subpartition, HybridRegion region, PartitionFeed feed)
             throws PartitionLostException {
-        checkSubpartition(subpartition);
-        synchronized (this) {
-            checkNotLostLocked();
-            if (!claimLocked(subpartition, feed)
-                    || (readOnce() && region.hasPassed(subpartition))) {
-                throw readBefore(subpartition);
-            }
-        }
-        return new HybridReader(this, subpartition, () -> {}, region.index(), region.index() + 1);
+        return cursors.attach(subpartition, region, feed);
     }
 
-    @GuardedBy("this")
-    private boolean readBeforeLocked(int subpartition) {
-        for (HybridRegion region : regions) {
-            if (region.hasPassed(subpartition)) {
-                return true;
-            }
-        }
-        return false;
+    /**
+     * Points {@code reader} at where its next bytes are ({@link HybridCursors#locate}).
+     *
+     * @throws PartitionLostException if the partition is lost
+     */
+    HybridReader.Where locate(HybridReader reader) throws IOException {
+        return cursors.locate(reader);
     }
 
-    private PartitionLostException readBefore(int subpartition) {
+    /**
+     * {@code reader} took {@code bytes} of what it was pointed at ({@link HybridCursors#consumed}).
+     */
+    void consumed(HybridReader reader, int bytes, boolean fromMemory) {
+        cursors.consumed(reader, bytes, fromMemory);
+    }
+
+    /** {@code reader} stops, at the end or abandoned ({@link HybridCursors#detach}). */
+    void detach(HybridReader reader, boolean completed) {
+        cursors.detach(reader, completed);
+    }
+
+    /** Why {@code subpartition} cannot be read (read once): it was, and its data is gone. */
+    PartitionLostException readBefore(int subpartition) {
         return new PartitionLostException(
                 id(),
                 "subpartition "
@@ -506,111 +451,6 @@ public final class HybridPartition extends ResultPartition {
                 null);
     }
 
-    /**
-     * Points {@code reader} at where its next bytes are: in memory (the region is pinned until
-     * {@link #consumed}), on disk, nowhere yet (the reader is parked and woken by the next region),
-     * or nowhere at all (the end, or the end of the regions it reads). Moves the reader past
-     * sections it finished.
-     *
-     * @throws PartitionLostException if the partition is lost
-     */
-    HybridReader.Where locate(HybridReader reader) throws IOException {
-        List<Page> drop = new ArrayList<>(0);
-        try {
-            synchronized (this) {
-                checkNotLostLocked();
-                return locateLocked(reader, drop);
-            }
-        } finally {
-            recycle(drop);
-        }
-    }
-
-    @GuardedBy("this")
-    private HybridReader.Where locateLocked(HybridReader reader, List<Page> drop)
-            throws IOException {
-        int s = reader.subpartition();
-        while (true) {
-            if (reader.region() >= reader.endRegion()) {
-                return HybridReader.Where.END;
-            }
-            if (reader.region() >= regions.size()) {
-                if (finished) {
-                    return HybridReader.Where.END;
-                }
-                waiting.add(reader);
-                return HybridReader.Where.WAIT;
-            }
-            HybridRegion region = regions.get(reader.region());
-            int section = region.section(s);
-            int length = region.sectionLength(section);
-            int offset = reader.offset();
-            if (offset >= length) {
-                advanceLocked(reader, drop);
-                continue;
-            }
-            Page[] pinned = region.pin();
-            if (pinned != null) {
-                int streamAt = region.sectionStart(section) + offset;
-                reader.atMemory(region, pinned, streamAt, length - offset);
-                return HybridReader.Where.MEMORY;
-            }
-            files.pointAtDisk(reader, region, section, offset, length - offset);
-            return HybridReader.Where.DISK;
-        }
-    }
-
-    /**
-     * {@code reader} took {@code bytes} of the bytes {@link #locate} pointed it at (from memory if
-     * {@code fromMemory}); unpins the region and drops what no reader needs any more.
-     */
-    void consumed(HybridReader reader, int bytes, boolean fromMemory) {
-        List<Page> drop = List.of();
-        synchronized (this) {
-            HybridRegion pinned = reader.advance(bytes);
-            if (reader.region() < regions.size()) {
-                regions.get(reader.region()).took(reader.subpartition(), reader.offset());
-            }
-            tally.read(bytes, fromMemory);
-            if (fromMemory) {
-                drop = droppedLocked(Objects.requireNonNull(pinned).unpin());
-            }
-        }
-        recycle(drop);
-    }
-
-    /**
-     * {@code reader} stops: at the end ({@code completed}), or abandoned (its gate closed or
-     * failed). An abandoned selective subpartition's data can never be read again and is dropped:
-     * all of it for a stream reader, the region's section for a reader of one region (its gate lets
-     * go of the rest).
-     */
-    void detach(HybridReader reader, boolean completed) {
-        List<Page> drop = new ArrayList<>(0);
-        synchronized (this) {
-            waiting.remove(reader);
-            HybridRegion pinned = reader.releasePin();
-            if (pinned != null) {
-                drop.addAll(droppedLocked(pinned.unpin()));
-            }
-            int s = reader.subpartition();
-            boolean stream = reader.endRegion() == Integer.MAX_VALUE;
-            if (stream) {
-                streamReadersNow--;
-            }
-            if (!completed && readOnce()) {
-                if (stream) {
-                    abandoned.add(s);
-                }
-                int last = Math.min(regions.size(), reader.endRegion());
-                for (int r = Math.min(reader.region(), last); r < last; r++) {
-                    passRegionLocked(regions.get(r), s, drop);
-                }
-            }
-        }
-        recycle(drop);
-    }
-
     // ---- feeds: gates read one region at a time ----
 
     /**
@@ -619,15 +459,9 @@ public final class HybridPartition extends ResultPartition {
      * so far).
      */
     void attachFeed(PartitionFeed feed, int index) {
-        List<LocalInputGate> gates = List.of();
+        List<LocalInputGate> gates;
         synchronized (this) {
-            feeds.add(new FeedLink(feed, index));
-            for (HybridRegion region : regions) {
-                gates = plus(gates, feed.regionPublishedLocked(index, region, readOnce()));
-            }
-            if (finished) {
-                gates = plus(gates, feed.partitionFinishedLocked(index));
-            }
+            gates = hybridReaders.addFeed(feed, index, regions.all(), finished);
         }
         PartitionFeed.wakeAll(gates);
         PartitionLostException lost = lostException();
@@ -639,17 +473,13 @@ public final class HybridPartition extends ResultPartition {
     /** {@code feed} reads this partition no more. O(feeds). */
     void detachFeed(PartitionFeed feed) {
         synchronized (this) {
-            feeds.removeIf(link -> link.feed() == feed);
+            hybridReaders.removeFeed(feed);
         }
     }
 
     /** The feeds reading this partition now, to tell them it is lost. */
     private synchronized List<PartitionFeed> feeds() {
-        List<PartitionFeed> all = new ArrayList<>(feeds.size());
-        for (FeedLink link : feeds) {
-            all.add(link.feed());
-        }
-        return all;
+        return hybridReaders.feeds();
     }
 
     /**
@@ -665,7 +495,7 @@ public final class HybridPartition extends ResultPartition {
             throws PartitionLostException {
         synchronized (this) {
             checkNotLostLocked();
-            if (!claimLocked(subpartition, feed)
+            if (!hybridReaders.claim(subpartition, feed)
                     || (readOnce() && region.hasPassed(subpartition))) {
                 throw readBefore(subpartition);
             }
@@ -682,40 +512,10 @@ public final class HybridPartition extends ResultPartition {
     void claim(int subpartition, PartitionFeed feed) throws PartitionLostException {
         checkSubpartition(subpartition);
         synchronized (this) {
-            if (!claimLocked(subpartition, feed)) {
+            if (!hybridReaders.claim(subpartition, feed)) {
                 throw readBefore(subpartition);
             }
         }
-    }
-
-    /**
-     * Read once: claims {@code subpartition} for {@code owner} (a feed, whose gates read it on, or
-     * a stream reader) at its first read; false if another owner has claimed it. Always true for a
-     * partition read again and again. O(1): a bit per subpartition claimed, and one per
-     * subpartition each claimer claimed (a partition is read by a feed per worker of its
-     * consumers).
-     */
-    @GuardedBy("this")
-    private boolean claimLocked(int subpartition, Object owner) {
-        if (!readOnce()) {
-            return true;
-        }
-        BitSet any = claimed;
-        if (any == null) {
-            any = new BitSet(numSubpartitions());
-            claimed = any;
-        }
-        BitSet mine = claims.get(owner);
-        if (any.get(subpartition)) {
-            return mine != null && mine.get(subpartition);
-        }
-        if (mine == null) {
-            mine = new BitSet(); // grows to the claimer's highest subpartition
-            claims.put(owner, mine);
-        }
-        any.set(subpartition);
-        mine.set(subpartition);
-        return true;
     }
 
     /**
@@ -729,9 +529,9 @@ public final class HybridPartition extends ResultPartition {
         synchronized (this) {
             tally.read(bytes, true);
             if (completed || readOnce()) {
-                passRegionLocked(region, subpartition, drop);
+                regions.pass(region, subpartition, drop);
             }
-            drop.addAll(droppedLocked(region.unpin()));
+            drop.addAll(regions.dropped(region.unpin()));
         }
         recycle(drop);
     }
@@ -747,8 +547,8 @@ public final class HybridPartition extends ResultPartition {
         }
         List<Page> drop = new ArrayList<>(0);
         synchronized (this) {
-            if (claimLocked(subpartition, feed)) { // not another reader's data
-                passRegionLocked(region, subpartition, drop);
+            if (hybridReaders.claim(subpartition, feed)) { // not another reader's data
+                regions.pass(region, subpartition, drop);
             }
         }
         recycle(drop);
@@ -757,32 +557,6 @@ public final class HybridPartition extends ResultPartition {
     /** Whether each subpartition can be read only once (selective and pipelined). */
     boolean isReadOnce() {
         return readOnce();
-    }
-
-    /**
-     * Whether every subpartition has had a reader: through a feed's gate or a stream reader. The
-     * feeds each count their own gates' subpartitions, so a subpartition read through two feeds
-     * (two workers of a consumer group) counts once per feed — there is one per subpartition.
-     */
-    @GuardedBy("this")
-    private boolean everyAttachedLocked() {
-        int ever = streamReadersEver.size();
-        for (FeedLink link : feeds) {
-            ever += link.feed().readersEver();
-        }
-        return ever >= numSubpartitions();
-    }
-
-    private static <T> List<T> plus(List<T> a, List<T> b) {
-        if (b.isEmpty()) {
-            return a;
-        }
-        if (a.isEmpty()) {
-            return b;
-        }
-        List<T> both = new ArrayList<>(a);
-        both.addAll(b);
-        return both;
     }
 
     /** The partition's failure as an exception for a reader, or null while it is readable. */
@@ -804,67 +578,11 @@ public final class HybridPartition extends ResultPartition {
      * regions are on disk once written; no reader position lies past its section.
      */
     synchronized void checkInvariants() {
-        HybridInvariants.check(
-                regions,
-                numSubpartitions(),
-                kind == PartitionKind.HYBRID_FULL,
-                lostReason != null,
-                tally.residentPages());
+        regions.checkInvariants(
+                numSubpartitions(), kind == PartitionKind.HYBRID_FULL, lostReason != null);
     }
 
     // ---- under the lock ----
-
-    @GuardedBy("this")
-    private void advanceLocked(HybridReader reader, List<Page> drop) {
-        passRegionLocked(regions.get(reader.region()), reader.subpartition(), drop);
-        reader.nextRegion();
-    }
-
-    /** Subpartition {@code s} no longer needs {@code region}. */
-    @GuardedBy("this")
-    private void passRegionLocked(HybridRegion region, int s, List<Page> drop) {
-        if (region.pass(s)) {
-            drop.addAll(dropLocked(region));
-        }
-    }
-
-    /**
-     * Drops {@code region}'s pages now, or marks them to go when no reader copies from them and no
-     * write-through runs; returns the pages to recycle.
-     */
-    @GuardedBy("this")
-    private List<Page> dropLocked(HybridRegion region) {
-        return droppedLocked(region.drop());
-    }
-
-    /**
-     * Takes {@code pages}, which a region just gave up (null: none), off the resident count and
-     * returns them to recycle.
-     */
-    @GuardedBy("this")
-    private List<Page> droppedLocked(Page @Nullable [] pages) {
-        if (pages == null) {
-            return List.of();
-        }
-        tally.resident(-pages.length);
-        return List.of(pages); // recycle() then wakes a pipelined producer pausing for room
-    }
-
-    /**
-     * Drops every region's pages, or marks them for later where a reader copies from them or, with
-     * {@code writerGone} false, a write-through still runs (it drops them when it ends).
-     */
-    @GuardedBy("this")
-    private List<Page> dropAllLocked(boolean writerGone) {
-        List<Page> drop = new ArrayList<>();
-        for (HybridRegion region : regions) {
-            if (writerGone) {
-                region.writerGone(); // the writer that was writing it failed: no write runs
-            }
-            drop.addAll(dropLocked(region));
-        }
-        return drop;
-    }
 
     @GuardedBy("this")
     private void loseLocked(String reason, @Nullable Throwable cause) {
@@ -874,124 +592,22 @@ public final class HybridPartition extends ResultPartition {
         }
     }
 
+    /** Whether the partition is lost (released or failed): nothing reads or spills it any more. */
     @GuardedBy("this")
-    private void checkNotLostLocked() throws PartitionLostException {
+    boolean isLostLocked() {
+        return lostReason != null;
+    }
+
+    /** Throws the partition's failure, if it is lost, as a reader sees it. */
+    @GuardedBy("this")
+    void checkNotLostLocked() throws PartitionLostException {
         String reason = lostReason;
         if (reason != null) {
             throw new PartitionLostException(id(), reason, lostCause);
         }
     }
 
-    @GuardedBy("this")
-    private List<HybridReader> takeWaitingLocked() {
-        if (waiting.isEmpty()) {
-            return List.of();
-        }
-        List<HybridReader> wake = new ArrayList<>(waiting);
-        waiting.clear();
-        return wake;
-    }
-
-    // ---- spilling (the IO thread) ----
-
-    /** Runs a requested spill; on the IO thread. */
-    private void spillRequested() {
-        int want;
-        synchronized (this) {
-            want = spillRequests.start();
-        }
-        try {
-            int owed = Math.min(want - spill(want), owner.borrowedPages()); // asked, still held
-            synchronized (this) {
-                spillRequests.owe(owed);
-            }
-        } catch (IOException e) {
-            fail(
-                    "spilling to "
-                            + files.spillFile()
-                            + " failed after "
-                            + files.spillFileBytes()
-                            + " bytes: "
-                            + e,
-                    e);
-        }
-    }
-
-    /**
-     * Moves at least {@code pages} resident pages out of memory if it can, newest regions first
-     * (the data consumers need latest): full mode drops regions already written (one still being
-     * written through or read goes the moment that ends); selective mode writes the unconsumed rest
-     * of each region's sections to the spill file, then drops it. Returns the pages freed now. On
-     * the IO thread (or a test's).
-     */
-    int spill(int pages) throws IOException {
-        List<HybridRegion> victims = new ArrayList<>();
-        List<Page> drop = new ArrayList<>();
-        int[][] from;
-        synchronized (this) {
-            if (lostReason != null) {
-                return 0;
-            }
-            int freed = 0;
-            for (int r = regions.size() - 1; r >= 0 && freed < pages; r--) {
-                HybridRegion region = regions.get(r);
-                if (!region.maySpill(readOnce())) {
-                    continue;
-                }
-                freed += region.residentPages();
-                if (kind == PartitionKind.HYBRID_FULL) {
-                    // On disk, or once its write-through ends: dropLocked defers a busy region to
-                    // then. Skipping it would forget this ask, and the pool does not ask again.
-                    drop.addAll(dropLocked(region));
-                } else {
-                    region.pin(); // nobody drops or reads it while it is written out
-                    victims.add(region);
-                }
-            }
-            from = new int[victims.size()][];
-            for (int v = 0; v < victims.size(); v++) {
-                from[v] = victims.get(v).unconsumedFrom();
-            }
-        }
-        recycle(drop);
-        int freed = drop.size();
-        if (!victims.isEmpty()) {
-            freed += spillOut(victims, from);
-        }
-        return freed;
-    }
-
-    /** Writes the needed rest of each victim to the spill file, then drops the victims. */
-    private int spillOut(List<HybridRegion> victims, int[][] from) throws IOException {
-        long[][] offsets = new long[victims.size()][];
-        long[] written = new long[1];
-        try {
-            for (int v = 0; v < victims.size(); v++) {
-                offsets[v] = files.spill(victims.get(v), from[v], written);
-            }
-        } catch (IOException e) {
-            List<Page> drop = new ArrayList<>();
-            synchronized (this) {
-                for (HybridRegion region : victims) {
-                    drop.addAll(droppedLocked(region.unpin()));
-                }
-            }
-            recycle(drop);
-            throw e;
-        }
-        List<Page> drop = new ArrayList<>();
-        synchronized (this) {
-            tally.spilled(written[0]);
-            for (int v = 0; v < victims.size(); v++) {
-                HybridRegion region = victims.get(v);
-                region.spilled(offsets[v], from[v]);
-                drop.addAll(droppedLocked(region.unpin()));
-                drop.addAll(dropLocked(region));
-            }
-        }
-        recycle(drop);
-        return drop.size();
-    }
+    // ---- outside the lock ----
 
     /** The partition fails for {@code reason}: readers see it lost, its pages and files go. */
     void fail(String reason, Throwable cause) {
@@ -999,16 +615,14 @@ public final class HybridPartition extends ResultPartition {
         leftovers.deleteAll(files(), null);
     }
 
-    // ---- outside the lock ----
-
-    /** Loses the partition: readers see it lost, its pages go ({@link #dropAllLocked}). */
+    /** Loses the partition: readers see it lost, its pages go ({@link HybridRegions#dropAll}). */
     private void lose(String reason, @Nullable Throwable cause, boolean writerGone) {
         List<Page> drop;
         List<HybridReader> wake;
         synchronized (this) {
             loseLocked(reason, cause);
-            drop = dropAllLocked(writerGone);
-            wake = takeWaitingLocked();
+            drop = regions.dropAll(writerGone);
+            wake = hybridReaders.takeParked();
         }
         finishLoss(drop, wake);
     }
@@ -1027,7 +641,8 @@ public final class HybridPartition extends ResultPartition {
         closeOwnerIfIdle();
     }
 
-    private void recycle(List<Page> pages) {
+    /** Recycles {@code pages} the regions gave up (outside the lock), waking who waits for room. */
+    void recycle(List<Page> pages) {
         for (int i = 0; i < pages.size(); i++) {
             owner.recycle(pages.get(i));
         }
@@ -1037,8 +652,8 @@ public final class HybridPartition extends ResultPartition {
         }
     }
 
-    private void wakeAll(List<HybridReader> readers) {
-        for (HybridReader reader : readers) {
+    private void wakeAll(List<HybridReader> parked) {
+        for (HybridReader reader : parked) {
             reader.wake();
         }
     }

@@ -2,8 +2,9 @@ package io.railyard.shuffle.partition;
 
 /**
  * The counters of one {@link HybridPartition} ({@link HybridStats}), each change also applied to
- * its worker's {@link HybridCounters}. Not thread-safe: reached only through its partition's field,
- * which the partition's lock guards. Every update is O(1) and allocates nothing.
+ * its worker's {@link HybridCounters}. Not thread-safe: reached only through fields the partition's
+ * lock guards (the partition's own, its {@link HybridRegions}', {@link HybridCursors}' and {@link
+ * HybridSpill}'s). Every update is O(1) and allocates nothing.
  */
 final class HybridTally {
     private final HybridCounters worker;

@@ -345,7 +345,7 @@ final class IoScheduler implements AutoCloseable {
         for (int i = 0; i < touched.size(); i++) {
             LocalInputGate gate = touched.get(i);
             handed += gate.publish(force) ? 1 : 0;
-            if (gate.wakeDeferred() && gate.enterDeferredList()) {
+            if (gate.round().wakeDeferred() && gate.round().enterDeferredList()) {
                 deferred.add(gate);
             }
         }
@@ -353,8 +353,8 @@ final class IoScheduler implements AutoCloseable {
         for (int i = deferred.size() - 1; i >= 0; i--) {
             LocalInputGate gate = deferred.get(i);
             gate.publish(force);
-            if (!gate.wakeDeferred()) {
-                gate.leaveDeferredList();
+            if (!gate.round().wakeDeferred()) {
+                gate.round().leaveDeferredList();
                 deferred.remove(i);
             }
         }
@@ -475,8 +475,7 @@ final class IoScheduler implements AutoCloseable {
     private boolean deliverFrame(
             ChannelReader channel, FrameHeader header, ByteBuffer stored, FrameContext at)
             throws CorruptPartitionFileException {
-        LocalInputGate.LocalBuffer buffer =
-                channel.gate.tryTake(channel.index, header.uncompressedLength());
+        LocalBuffer buffer = channel.gate.tryTake(channel.index, header.uncompressedLength());
         if (buffer == null) {
             return false;
         }
@@ -486,7 +485,7 @@ final class IoScheduler implements AutoCloseable {
             buffer.discard();
             throw e;
         }
-        if (channel.gate.deliver(buffer)) {
+        if (channel.gate.round().deliver(buffer)) {
             touched.add(channel.gate);
         }
         return true;
@@ -551,7 +550,7 @@ final class IoScheduler implements AutoCloseable {
                 lock.unlock();
             }
         }
-        if (endOfData && channel.gate.channelFinished(channel)) {
+        if (endOfData && channel.gate.round().channelFinished(channel)) {
             touched.add(channel.gate);
         }
     }

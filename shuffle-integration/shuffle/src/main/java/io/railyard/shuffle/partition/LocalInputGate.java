@@ -3,10 +3,6 @@ package io.railyard.shuffle.partition;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.railyard.shuffle.PartitionLostException;
 import io.railyard.shuffle.buffer.BufferOwner;
-import io.railyard.shuffle.buffer.Page;
-import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -46,12 +42,16 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Threading: {@link #poll()}, {@link #availability()}, {@link #isFinished()} and {@link
- * #close()} are called by the consumer, and the cursor and the region read in memory are its own;
- * buffers may be recycled from any thread. The gate's monitor guards its queue, its sessions' turns
- * and its pages' accounting; its place in the lock order is in the {@code io.railyard.shuffle}
- * package documentation. A few fields are written under it and read without it by the IO thread
- * ({@link #turnBytes()}) or the consumer's fast path ({@link #poll()}): they are volatile, and
- * those reads are the only accesses outside the lock.
+ * #close()} are called by the consumer, and its walk along the feed ({@link FeedWalk}: the cursor,
+ * and the region read in memory) is its own, and so is what the IO thread hands it during a round
+ * ({@link GateRound}) the IO thread's; buffers may be recycled from any thread. The gate's monitor
+ * guards its queue of published buffers ({@link GateQueue}), its sessions and their turns ({@link
+ * GateSessions}) and its pages' accounting ({@link GatePages}, {@link SharedPage}): the helpers
+ * reached through a field it guards take no lock, the others take the gate's monitor themselves.
+ * Its place in the lock order is in the {@code io.railyard.shuffle} package documentation. A few
+ * fields are written under it and read without it by the IO thread ({@link #turnBytes()}) or the
+ * consumer's fast path ({@link #poll()}): they are volatile, and those reads are the only accesses
+ * outside the lock.
  */
 final class LocalInputGate implements InputGate {
     /** Pages one session's turn may read at most (one when the gate has few pages per session). */
@@ -79,15 +79,6 @@ final class LocalInputGate implements InputGate {
      */
     static final long MAX_WAKE_DELAY = 1_000_000;
 
-    /** Feed entries the consumer copies at a time. */
-    private static final int BATCH = 64;
-
-    // A session's turn, as bits of turns[session.slot]: it waits in the FIFO (WANTING); the IO
-    // thread has its turn, from dispatch to served (IN_SERVICE). A session reads data that is
-    // there already (a finished partition, a published region): it never waits for more.
-    private static final byte WANTING = 1;
-    private static final byte IN_SERVICE = 2;
-
     private final String name;
     private final BufferOwner owner;
     private final IoScheduler scheduler;
@@ -95,68 +86,29 @@ final class LocalInputGate implements InputGate {
     private final boolean ownsFeed;
     private final int subpartition;
     private final Consumer<LocalInputGate> onClose;
-    private final int capacity;
-    private final long maxTurnBytes;
-    private final int maxInService;
-    private final int pageSize;
-    private final MemoryReads memory;
 
     // Only gates of blocking partitions defer wake-ups: a hybrid consumer that is late lets its
     // producers' memory fill, and the rest is spilled and read back from disk.
     private volatile boolean hybridSeen;
 
+    // Its count of open sessions is read without the lock by the consumer's fast path.
     @GuardedBy("this")
-    private final @Nullable ChannelReader[] sessions = new ChannelReader[MAX_SESSIONS];
+    private final GateSessions sessions;
 
+    // Its count of pages held and its page being filled are read without the lock by turnBytes().
     @GuardedBy("this")
-    private final byte[] turns = new byte[MAX_SESSIONS];
+    private final GatePages pages;
 
-    // Sessions open now; read without the lock by the consumer's fast path (written under it).
-    @GuardedBy("this")
-    private volatile int sessionCount;
+    // Published buffers, and those the consumer took in one lock (takes this monitor itself).
+    private final GateQueue queue = new GateQueue(this);
 
-    // The page being filled; read without the lock by turnBytes() (on the IO thread).
-    @GuardedBy("this")
-    private volatile @Nullable SharedPage filling;
-
-    // Published buffers; poll swaps the whole queue with the consumer's empty batch at once.
-    @GuardedBy("this")
-    private ArrayDeque<LocalBuffer> queue = new ArrayDeque<>();
-
-    @GuardedBy("this")
-    private long queueBytes;
-
-    // Buffers in the queue; read without the lock by the consumer's fast path (queuedSeen).
-    @GuardedBy("this")
-    private volatile int queued;
-
-    // Confined to the consumer: buffers taken from the queue in one lock, returned one by one;
-    // the cursor into the feed and the batch of entries copied from it.
-    private ArrayDeque<LocalBuffer> taken = new ArrayDeque<>();
-    private long takenBytes;
-    private int cursor;
-    private final int[] batchPartition = new int[BATCH];
-    private final @Nullable HybridRegion[] batchRegion = new HybridRegion[BATCH];
-    private int batchAt;
-    private int batchSize;
+    // Confined to the consumer: the walk along the feed.
+    private final FeedWalk walk;
     private boolean finishedReading; // every entry was read to its end (the consumer's)
     private boolean opened; // sessions were opened and not yet dispatched (the consumer's)
-    private volatile @Nullable Runnable beforePark; // tests: runs as the consumer parks
 
-    // Confined to the IO thread: what it decoded for this gate this round, and the sessions that
-    // ended; published together by publish(), with one lock and at most one wake-up.
-    private final ArrayList<LocalBuffer> decoded = new ArrayList<>();
-    private final ArrayList<ChannelReader> ended = new ArrayList<>();
-    // Confined to the IO thread: published buffers the consumer was not woken for (see publish),
-    // and whether the IO thread's list of deferred gates holds this one.
-    private boolean wakeDeferred;
-    private boolean onDeferredList;
-
-    @GuardedBy("this")
-    private long deferredSince;
-
-    @GuardedBy("this")
-    private final ArrayDeque<ChannelReader> wanting = new ArrayDeque<>();
+    // Confined to the IO thread: what it handed this gate this round (see publish).
+    private final GateRound round = new GateRound(this);
 
     @GuardedBy("this")
     private CompletableFuture<Void> availability = new CompletableFuture<>();
@@ -166,21 +118,9 @@ final class LocalInputGate implements InputGate {
     @GuardedBy("this")
     private volatile @Nullable Exception failure;
 
-    @GuardedBy("this")
-    private int inService;
-
-    // Pages this gate holds; read without the lock by turnBytes(). The pool knows too, but asking
-    // it takes the pool's lock, which every recycle contends for.
-    @GuardedBy("this")
-    private volatile int pagesHeld;
-
     // Read without the lock by turnBytes().
     @GuardedBy("this")
     private volatile boolean closed;
-
-    // The consumer waits for room in a page for a compressed frame it reads in memory.
-    @GuardedBy("this")
-    private boolean roomWanted;
 
     /**
      * A gate named {@code name} reading {@code subpartition} of every partition of {@code feed}
@@ -206,15 +146,17 @@ final class LocalInputGate implements InputGate {
         this.feed = feed;
         this.ownsFeed = ownsFeed;
         this.subpartition = subpartition;
-        this.capacity = owner.guaranteedPages();
-        this.pageSize = scheduler.pageSize();
+        int capacity = owner.guaranteedPages();
+        int pageSize = scheduler.pageSize();
         // Many partitions: one page per turn (sections are small), so more sessions can be in
         // flight at once and joined into shared reads; few: deeper read-ahead.
         int turnPages =
                 (long) feed.numPartitions() * MAX_TURN_PAGES > capacity ? 1 : MAX_TURN_PAGES;
-        this.maxTurnBytes = (long) turnPages * pageSize;
-        this.maxInService = Math.max(1, Math.min(capacity, MAX_IN_SERVICE));
-        this.memory = new MemoryReads(this, subpartition, frames);
+        this.pages = new GatePages(this, owner, capacity, pageSize, (long) turnPages * pageSize);
+        this.sessions =
+                new GateSessions(MAX_SESSIONS, Math.max(1, Math.min(capacity, MAX_IN_SERVICE)));
+        this.walk =
+                new FeedWalk(this, feed, subpartition, new MemoryReads(this, subpartition, frames));
         feed.register(subpartition);
         availability.complete(null); // a poll may find data at once: it looks
     }
@@ -236,7 +178,7 @@ final class LocalInputGate implements InputGate {
      * feed and is about to park there — where an entry published just then must not be missed.
      */
     void beforePark(@Nullable Runnable hook) {
-        this.beforePark = hook;
+        walk.beforePark(hook);
     }
 
     /** The feed it reads. */
@@ -280,15 +222,11 @@ final class LocalInputGate implements InputGate {
     }
 
     private InputGate.@Nullable Buffer pollOnce() throws PartitionLostException {
-        LocalBuffer next = taken.poll();
+        LocalBuffer next = queue.pollTaken();
         if (next == null) {
             next = takePublished();
         }
-        if (next != null) {
-            takenBytes -= next.data().remaining();
-            return next;
-        }
-        return advance();
+        return next != null ? next : walk.next();
     }
 
     /** A poll found nothing: a completed availability is replaced by a new one. */
@@ -298,84 +236,13 @@ final class LocalInputGate implements InputGate {
         }
     }
 
-    private synchronized @Nullable LocalBuffer takePublished() throws PartitionLostException {
-        throwIfFailed(failure);
-        if (queue.isEmpty()) {
-            return null;
-        }
-        ArrayDeque<LocalBuffer> published = queue;
-        queue = taken;
-        taken = published;
-        takenBytes = queueBytes;
-        queueBytes = 0;
-        queued = 0;
-        return taken.poll();
-    }
-
     /**
-     * Reads on along the feed: the region it reads in memory, then the next entries — skipping
-     * those without data for it, reading the resident ones in memory, handing the others to the IO
-     * thread — until it has a buffer, a session slot or the entry's partition is busy, or the log
-     * ends (then it parks on the feed).
+     * The next published buffer, taking every one published so far in one lock; null if none was.
+     * The walk takes them too: an earlier entry's buffers come before the next entry's.
      */
-    private InputGate.@Nullable Buffer advance() throws PartitionLostException {
-        try {
-            return readOn();
-        } finally {
-            if (opened) {
-                opened = false;
-                dispatch(); // the sessions opened, handed to the IO thread in one lock
-            }
-        }
-    }
-
-    private InputGate.@Nullable Buffer readOn() throws PartitionLostException {
-        while (true) {
-            if (memory.reading()) {
-                InputGate.Buffer next = memory.next();
-                if (next != null || memory.reading()) {
-                    return next; // a buffer, or it waits for room for a compressed frame
-                }
-            }
-            if (batchAt == batchSize) {
-                batchSize = feed.entries(cursor, batchPartition, batchRegion, BATCH);
-                batchAt = 0;
-                if (batchSize == 0) {
-                    if (waitForEntries()) {
-                        return null;
-                    }
-                    continue; // entries arrived meanwhile
-                }
-            }
-            int index = batchPartition[batchAt];
-            HybridRegion region = batchRegion[batchAt];
-            if (region == null) {
-                if (holdsDataFor(index) && !openSession(index, null)) {
-                    return null; // every slot is taken: woken when a session ends
-                }
-            } else if (region.holdsDataFor(subpartition)) {
-                hybridSeen = true;
-                // An earlier region of its partition may still be with the IO thread, or handed
-                // over but not polled: its buffers come first.
-                int busy = sessionsSeen() > 0 || queuedSeen() ? busyWith(index) : FREE;
-                if (busy == QUEUED) {
-                    LocalBuffer queued = takePublished();
-                    if (queued != null) {
-                        takenBytes -= queued.data().remaining();
-                        return queued;
-                    }
-                    continue; // polled meanwhile? look again
-                }
-                if (busy == READING) {
-                    return null; // woken when its session ends
-                }
-                if (!memory.start(index, region) && !openSession(index, region)) {
-                    return null;
-                }
-            }
-            batchAt++;
-            cursor++;
-        }
+    synchronized @Nullable LocalBuffer takePublished() throws PartitionLostException {
+        throwIfFailed(failure);
+        return queue.takePublished();
     }
 
     /**
@@ -384,135 +251,95 @@ final class LocalInputGate implements InputGate {
      * consumer. On the thread that opened the gate, which then hands it to its consumer.
      */
     void prefetch() {
-        try {
-            while (true) {
-                if (batchAt == batchSize) {
-                    batchSize = feed.entries(cursor, batchPartition, batchRegion, BATCH);
-                    batchAt = 0;
-                    if (batchSize == 0) {
-                        return;
-                    }
-                }
-                if (batchRegion[batchAt] != null
-                        || (holdsDataFor(batchPartition[batchAt])
-                                && !openSession(batchPartition[batchAt], null))) {
-                    return; // a hybrid region, or every slot is taken
-                }
-                batchAt++;
-                cursor++;
-            }
-        } finally {
-            if (opened) {
-                opened = false;
-                dispatch();
-            }
-        }
+        walk.prefetch();
     }
 
-    /**
-     * At the end of the log: the feed's failure (thrown), its end, or a wait for its next entry;
-     * false if entries arrived meanwhile (read on).
-     */
-    private boolean waitForEntries() throws PartitionLostException {
-        PartitionLostException lost = feed.failure();
-        if (lost != null) {
-            fail(lost);
-            throw lost;
-        }
-        Runnable hook = beforePark;
-        if (hook != null) {
-            hook.run();
-        }
-        if (feed.park(this, cursor)) {
-            return true; // woken by the next entry, the end or a failure
-        }
-        if (feed.isComplete() && cursor == feed.size()) {
-            finishedReading = true;
-            synchronized (this) {
-                if (isFinishedLocked()) {
-                    availability.complete(null);
-                }
+    /** The walk met a region of a hybrid partition with data for this gate. */
+    void hybridRegionSeen() {
+        hybridSeen = true;
+    }
+
+    /** The walk read every entry of the complete feed to its end. */
+    void readToTheEnd() {
+        finishedReading = true;
+        synchronized (this) {
+            if (isFinishedLocked()) {
+                availability.complete(null);
             }
-            return true;
         }
-        return feed.failure() == null && cursor >= feed.size();
     }
 
     /** Sessions open, as the consumer's fast path sees them without the lock. */
-    /** Whether the finished blocking partition at {@code index} has frames for this gate. */
-    private boolean holdsDataFor(int index) {
-        ResultPartition partition = Objects.requireNonNull(feed.partition(index));
-        return !(partition instanceof BlockingPartition blocking)
-                || blocking.holdsDataFor(subpartition);
-    }
-
-    @SuppressWarnings("GuardedBy") // a volatile read; hasSession decides under the lock
+    @SuppressWarnings("GuardedBy") // a volatile read of a final field's; busyWith decides
     private int sessionsSeen() {
-        return sessionCount;
+        return sessions.countSeen();
     }
 
-    private static final int FREE = 0;
-    private static final int QUEUED = 1;
-    private static final int READING = 2;
+    /** {@link #channelBusy}: a channel may start reading its next entry. */
+    static final int FREE = 0;
 
-    /** Whether buffers wait in the queue, as the consumer's fast path sees it without the lock. */
-    @SuppressWarnings("GuardedBy") // a volatile read; busyWith decides under the lock
-    private boolean queuedSeen() {
-        return queued > 0;
-    }
+    /** {@link #channelBusy}: handed-over buffers wait to be polled (of any channel). */
+    static final int QUEUED = 1;
+
+    /** {@link #channelBusy}: a session of the channel is open. */
+    static final int READING = 2;
 
     /**
      * Whether channel {@code index} may start reading its next entry: {@link #FREE}; {@link
      * #QUEUED} while handed-over buffers wait to be polled (of any channel: they may be its);
-     * {@link #READING} while a session of it is open.
+     * {@link #READING} while a session of it is open. Takes the lock only if the consumer's look
+     * without it sees sessions open or buffers queued.
      */
+    int channelBusy(int index) {
+        return sessionsSeen() > 0 || queue.queuedSeen() ? busyWith(index) : FREE;
+    }
+
     private synchronized int busyWith(int index) {
-        for (ChannelReader session : sessions) {
-            if (session != null && session.index == index) {
-                return READING;
-            }
+        if (sessions.isReading(index)) {
+            return READING;
         }
         return queue.isEmpty() ? FREE : QUEUED;
     }
 
     /**
      * Opens a session with the IO thread for channel {@code index}: all of its blocking partition,
-     * or {@code region} of its hybrid one; false if every slot is taken.
+     * or {@code region} of its hybrid one; false if every slot is taken. The consumer hands the
+     * sessions it opened to the IO thread with {@link #dispatchOpened}.
      */
-    private boolean openSession(int index, @Nullable HybridRegion region) {
+    boolean openSession(int index, @Nullable HybridRegion region) {
         ResultPartition partition =
                 region != null ? region.partition() : Objects.requireNonNull(feed.partition(index));
         synchronized (this) {
             if (closed || failure != null) {
                 return true; // nothing to read any more: the entry is skipped
             }
-            for (int slot = 0; slot < MAX_SESSIONS; slot++) {
-                if (sessions[slot] == null) {
-                    ChannelReader session =
-                            new ChannelReader(this, index, slot, partition, subpartition, region);
-                    sessions[slot] = session;
-                    sessionCount = sessionCount + 1; // written only under the lock
-                    partition.readers.add(session);
-                    turns[slot] = WANTING;
-                    wanting.add(session);
-                    opened = true;
-                    return true;
-                }
+            int slot = sessions.freeSlot();
+            if (slot < 0) {
+                return false;
             }
-            return false;
+            ChannelReader session =
+                    new ChannelReader(this, index, slot, partition, subpartition, region);
+            sessions.open(session);
+            partition.readers.add(session);
+            opened = true;
+            return true;
         }
     }
 
-    private synchronized void dispatch() {
-        dispatchLocked();
+    /** Hands the sessions the consumer opened to the IO thread, in one lock (the consumer's). */
+    void dispatchOpened() {
+        if (opened) {
+            opened = false;
+            synchronized (this) {
+                dispatchLocked();
+            }
+        }
     }
 
     /** Bytes of the buffers {@link #poll()} returns without waiting. O(1). */
     @Override
     public long bytesReady() {
-        synchronized (this) {
-            return takenBytes + queueBytes;
-        }
+        return queue.bytesReady();
     }
 
     /** A future completed when {@link #poll()} may return a buffer, the gate ends, or fails. */
@@ -527,10 +354,10 @@ final class LocalInputGate implements InputGate {
      */
     @Override
     public boolean isFinished() {
-        if (!taken.isEmpty() || memory.reading()) {
+        if (!queue.takenIsEmpty() || walk.readingInMemory()) {
             return false;
         }
-        if (!finishedReading && feed.isComplete() && cursor == feed.size()) {
+        if (!finishedReading && feed.isComplete() && walk.position() == feed.size()) {
             finishedReading = true;
         }
         synchronized (this) {
@@ -547,19 +374,19 @@ final class LocalInputGate implements InputGate {
         return "gate '"
                 + name
                 + "' at entry "
-                + cursor
+                + walk.position()
                 + " of "
                 + feed.size()
                 + (feed.isComplete() ? " (all)" : "")
                 + ", "
-                + sessionCount
+                + sessions.count()
                 + " sessions ("
-                + inService
+                + sessions.inService()
                 + " in service), "
                 + queue.size()
                 + " queued, "
-                + (memory.reading() ? "reading in memory, " : "")
-                + pagesHeld
+                + (walk.readingInMemory() ? "reading in memory, " : "")
+                + pages.held()
                 + " pages"
                 + (finishedReading ? ", read to the end" : "");
     }
@@ -579,7 +406,7 @@ final class LocalInputGate implements InputGate {
     @Override
     public void close() {
         List<LocalBuffer> drop;
-        List<ChannelReader> cancel = new ArrayList<>();
+        List<ChannelReader> cancel;
         boolean abandoned;
         synchronized (this) {
             if (closed) {
@@ -587,61 +414,28 @@ final class LocalInputGate implements InputGate {
             }
             closed = true;
             abandoned = !isFinishedLocked();
-            drop = new ArrayList<>(queue);
-            drop.addAll(taken);
-            queue.clear();
-            taken.clear();
-            queueBytes = 0;
-            queued = 0;
-            takenBytes = 0;
-            wanting.clear();
-            for (ChannelReader session : sessions) {
-                if (session != null) {
-                    cancel.add(session);
-                }
-            }
+            drop = queue.clear();
+            sessions.stopWanting();
+            cancel = sessions.all();
             availability.complete(null);
         }
         scheduler.cancel(cancel);
         for (LocalBuffer buffer : drop) {
             buffer.recycle();
         }
-        memory.abandon();
+        walk.abandonMemoryRead();
         if (abandoned) {
-            abandonUnread();
+            walk.abandonRest(); // the regions with data for it that it did not read
         }
         feed.unregister(subpartition, abandoned, this);
         if (ownsFeed) {
             feed.close();
         }
         synchronized (this) {
-            SharedPage fill = filling;
-            if (fill != null && !fill.hasSlices()) {
-                filling = null;
-                recycleLocked(fill.page);
-            }
+            pages.closed();
         }
         closeOwnerIfIdle();
         onClose.accept(this);
-    }
-
-    /** Lets go of the regions with data for this gate that it did not read (closed early). */
-    private void abandonUnread() {
-        int[] partitions = new int[BATCH];
-        HybridRegion[] regions = new HybridRegion[BATCH];
-        for (int from = cursor; ; ) {
-            int n = feed.entries(from, partitions, regions, BATCH);
-            if (n == 0) {
-                return;
-            }
-            for (int e = 0; e < n; e++) {
-                HybridRegion region = regions[e];
-                if (region != null && region.holdsDataFor(subpartition)) {
-                    region.partition().abandonRegion(region, subpartition, feed);
-                }
-            }
-            from += n;
-        }
     }
 
     /**
@@ -672,10 +466,10 @@ final class LocalInputGate implements InputGate {
      * another, at the minimum budget, starved for ever).
      */
     synchronized boolean tryDispatchNow(ChannelReader session) {
-        if (closed || failure != null || !has(session, WANTING) || pagesHeld >= capacity) {
+        if (closed || failure != null || !sessions.isWanting(session) || !pages.hasFreePage()) {
             return false;
         }
-        enterService(session); // its entry in the FIFO is skipped
+        sessions.enterService(session); // its entry in the FIFO is skipped
         return true;
     }
 
@@ -692,9 +486,7 @@ final class LocalInputGate implements InputGate {
         if (closed || failure != null) {
             return 0;
         }
-        SharedPage fill = filling;
-        long free = Math.max(0, capacity - pagesHeld);
-        return Math.min(maxTurnBytes, free * pageSize + (fill == null ? 0 : fill.roomSeen()));
+        return pages.turnBytesSeen();
     }
 
     /** The gate's failure as the consumer's fast path sees it, without the lock. */
@@ -725,34 +517,16 @@ final class LocalInputGate implements InputGate {
      * for a recycle. Allocates the buffer and its slice of the page, and a {@link SharedPage} when
      * it starts a new page.
      */
-    @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
     synchronized @Nullable LocalBuffer tryTake(int index, int bytes) {
         if (closed || failure != null) {
             return null;
         }
-        SharedPage fill = filling;
-        if (fill == null || !fill.fits(bytes)) {
-            if (pagesHeld >= capacity) {
-                return null;
-            }
-            Page page = owner.tryRequest();
-            if (page == null) {
-                return null;
-            }
-            pagesHeld++;
-            SharedPage next = new SharedPage(this, page);
-            filling = next;
-            if (fill != null && !fill.hasSlices()) {
-                recycleLocked(fill.page); // nothing of it is out
-            }
-            fill = next;
-        }
-        return new LocalBuffer(this, index, fill, fill.slice(bytes), bytes);
+        return pages.take(index, bytes);
     }
 
     /** The consumer found no room for a compressed frame: woken by the next recycle. */
     synchronized void wantRoom() {
-        roomWanted = true;
+        pages.wantRoom();
     }
 
     /**
@@ -760,17 +534,10 @@ final class LocalInputGate implements InputGate {
      * for its next turn if it has more data.
      */
     synchronized void served(ChannelReader session, boolean wantsMore) {
-        if (sessions[session.slot] != session) {
+        if (!sessions.isOpen(session)) {
             return; // ended meanwhile
         }
-        if (has(session, IN_SERVICE)) {
-            turns[session.slot] &= ~IN_SERVICE;
-            inService--;
-        }
-        if (wantsMore && !closed && failure == null && !session.done) {
-            turns[session.slot] |= WANTING;
-            wanting.add(session);
-        }
+        sessions.served(session, wantsMore && !closed && failure == null && !session.done);
         dispatchLocked();
     }
 
@@ -785,50 +552,18 @@ final class LocalInputGate implements InputGate {
      */
     @GuardedBy("this")
     private void dispatchLocked() {
-        while (!closed
-                && failure == null
-                && !wanting.isEmpty()
-                && inService < maxInService
-                && pagesHeld < capacity) {
-            ChannelReader session = wanting.poll();
-            if (sessions[session.slot] != session || !has(session, WANTING)) {
-                continue; // served out of order meanwhile, or ended
+        while (!closed && failure == null && pages.hasFreePage()) {
+            ChannelReader session = sessions.nextTurn();
+            if (session == null) {
+                return; // none waits, or as many as may be are in service
             }
-            enterService(session);
             scheduler.ready(session);
         }
     }
 
-    @GuardedBy("this")
-    private boolean has(ChannelReader session, byte bit) {
-        return (turns[session.slot] & bit) != 0;
-    }
-
-    /** A waiting session gets its turn: it leaves the FIFO (its entry is skipped) for service. */
-    @GuardedBy("this")
-    private void enterService(ChannelReader session) {
-        turns[session.slot] = (byte) ((turns[session.slot] & ~WANTING) | IN_SERVICE);
-        inService++;
-    }
-
-    /**
-     * Called by the IO thread: {@code buffer} (from {@link #tryTake}) holds decoded data; the
-     * consumer sees it at the next {@link #publish}. No lock. True if the gate had nothing to
-     * publish before (the caller then publishes it once it is done with the gate for now).
-     */
-    boolean deliver(LocalBuffer buffer) {
-        decoded.add(buffer);
-        return decoded.size() == 1 && ended.isEmpty();
-    }
-
-    /**
-     * Called by the IO thread: {@code session} has no more data (its partition, or its region),
-     * which the consumer sees at the next {@link #publish} (after the session's last buffers); its
-     * slot is free then. True as {@link #deliver}.
-     */
-    boolean channelFinished(ChannelReader session) {
-        ended.add(session);
-        return decoded.isEmpty() && ended.size() == 1;
+    /** What the IO thread hands this gate during its current round (the IO thread's). */
+    GateRound round() {
+        return round;
     }
 
     /**
@@ -841,84 +576,41 @@ final class LocalInputGate implements InputGate {
      * {@code force} is set (the IO thread is about to idle), no session of the gate is in the IO
      * thread's hands, the gate holds half its pages, a session ended (the consumer may open the
      * next), or the first deferred buffer waited {@value #MAX_WAKE_DELAY} ns. Otherwise the wake-up
-     * is deferred ({@link #wakeDeferred}) and the IO thread calls again after its next round.
+     * is deferred ({@link GateRound#wakeDeferred}) and the IO thread calls again after its next
+     * round.
      */
     boolean publish(boolean force) {
+        List<LocalBuffer> decoded = round.decoded();
+        List<ChannelReader> ended = round.ended();
         boolean drop;
         synchronized (this) {
             drop = closed;
             if (!drop) {
-                for (int i = 0; i < decoded.size(); i++) {
-                    LocalBuffer buffer = decoded.get(i);
-                    queue.add(buffer);
-                    queueBytes += buffer.data().remaining();
-                }
-                queued = queue.size();
+                queue.publish(decoded);
             }
             for (int i = 0; i < ended.size(); i++) {
-                endLocked(ended.get(i));
+                sessions.end(ended.get(i)); // its slot is free
             }
             boolean pending = (!queue.isEmpty() || !ended.isEmpty()) && !availability.isDone();
-            boolean wake =
+            boolean due =
                     force
                             || hybridSeen
                             || !ended.isEmpty()
                             || failure != null
                             || isFinishedLocked()
-                            || inService == 0
-                            || pagesHeld * 2 >= capacity
-                            || (wakeDeferred && System.nanoTime() - deferredSince > MAX_WAKE_DELAY);
-            if (pending && !wake && !wakeDeferred) {
-                deferredSince = System.nanoTime();
-            }
-            wakeDeferred = pending && !wake;
+                            || sessions.inService() == 0
+                            || pages.halfHeld();
+            boolean wake = round.wake(pending, due);
             if ((pending && wake) || isFinishedLocked()) {
                 availability.complete(null);
             }
         }
         if (drop) {
             for (int i = 0; i < decoded.size(); i++) {
-                release(decoded.get(i).shared);
+                release(decoded.get(i).shared());
             }
         }
-        boolean handed = !decoded.isEmpty();
-        decoded.clear();
-        ended.clear();
-        return handed;
-    }
-
-    /** {@code session} ended: its slot is free. */
-    @GuardedBy("this")
-    @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
-    private void endLocked(ChannelReader session) {
-        if (sessions[session.slot] == session) {
-            if (has(session, IN_SERVICE)) {
-                inService--;
-            }
-            sessions[session.slot] = null;
-            turns[session.slot] = 0;
-            sessionCount--;
-        }
-    }
-
-    /** Whether the consumer was not woken for published buffers (the IO thread's). */
-    boolean wakeDeferred() {
-        return wakeDeferred;
-    }
-
-    /**
-     * The IO thread puts the gate on its list of gates to publish to again; false if it is on it
-     * already.
-     */
-    boolean enterDeferredList() {
-        boolean enter = !onDeferredList;
-        onDeferredList = true;
-        return enter;
-    }
-
-    /** The IO thread took the gate off its list of gates to publish to again. */
-    void leaveDeferredList() {
-        onDeferredList = false;
+        return round.end();
     }
 
     /**
@@ -936,7 +628,7 @@ final class LocalInputGate implements InputGate {
                                         + cause,
                                 cause);
             }
-            wanting.clear();
+            sessions.stopWanting();
             availability.complete(null);
         }
     }
@@ -961,17 +653,13 @@ final class LocalInputGate implements InputGate {
 
     /** The gate fails with {@code cause} (the IO thread's, or the consumer's read). */
     void fail(PartitionLostException cause) {
-        List<ChannelReader> cancel = new ArrayList<>();
+        List<ChannelReader> cancel;
         synchronized (this) {
             if (failure == null) {
                 failure = cause;
             }
-            wanting.clear();
-            for (ChannelReader session : sessions) {
-                if (session != null) {
-                    cancel.add(session);
-                }
-            }
+            sessions.stopWanting();
+            cancel = sessions.all();
             availability.complete(null);
         }
         scheduler.cancel(cancel);
@@ -979,156 +667,25 @@ final class LocalInputGate implements InputGate {
 
     @GuardedBy("this")
     private boolean isFinishedLocked() {
-        return finishedReading && sessionCount == 0 && queue.isEmpty();
+        return finishedReading && sessions.count() == 0 && queue.isEmpty();
     }
 
     /** One slice of {@code shared} is done with; the page goes back when none is out. */
     void release(SharedPage shared) {
         synchronized (this) {
-            if (shared.releaseSlice()) {
-                if (shared == filling) {
-                    filling = null; // an idle page would hold room other gates' pages need
-                }
-                recycleLocked(shared.page);
-                if (roomWanted) {
-                    roomWanted = false;
-                    availability.complete(null);
-                }
+            if (pages.release(shared)) {
+                availability.complete(null); // the consumer waited for room
             }
             dispatchLocked();
         }
         closeOwnerIfIdle();
     }
 
-    @GuardedBy("this")
-    @SuppressWarnings("NonAtomicVolatileUpdate") // written only under the gate's lock
-    private void recycleLocked(Page page) {
-        pagesHeld--;
-        owner.recycle(page);
-    }
-
     private void closeOwnerIfIdle() {
         synchronized (this) {
-            if (closed && pagesHeld == 0) {
+            if (closed && pages.held() == 0) {
                 owner.close();
             }
-        }
-    }
-
-    /**
-     * A page of the gate shared by the buffers sliced out of it: the bytes sliced so far and the
-     * slices not yet recycled, guarded by the gate's monitor (each method takes it, reentrantly
-     * when the gate holds it).
-     */
-    static final class SharedPage {
-        final Page page;
-        private final LocalInputGate gate;
-
-        @GuardedBy("gate")
-        private int used;
-
-        @GuardedBy("gate")
-        private int slices;
-
-        SharedPage(LocalInputGate gate, Page page) {
-            this.gate = gate;
-            this.page = page;
-        }
-
-        /** Whether a slice of {@code bytes} fits the rest of the page. */
-        boolean fits(int bytes) {
-            synchronized (gate) {
-                return gate.pageSize - used >= bytes;
-            }
-        }
-
-        /** Cuts a slice of {@code bytes} off the rest of the page; returns its offset. */
-        int slice(int bytes) {
-            synchronized (gate) {
-                int offset = used;
-                used += bytes;
-                slices++;
-                return offset;
-            }
-        }
-
-        /** A slice was recycled; true if none is out any more. */
-        boolean releaseSlice() {
-            synchronized (gate) {
-                slices--;
-                return slices == 0;
-            }
-        }
-
-        /** Whether slices of the page are out. */
-        boolean hasSlices() {
-            synchronized (gate) {
-                return slices > 0;
-            }
-        }
-
-        /**
-         * The bytes left in the page, read without the lock by the IO thread, which slices almost
-         * all of them (so it mostly reads its own count).
-         */
-        @SuppressWarnings("GuardedBy") // the IO thread's own writes, read without the lock
-        int roomSeen() {
-            return gate.pageSize - used;
-        }
-    }
-
-    /**
-     * A decoded buffer of one channel in a page of the gate: {@link #data()} holds a run of that
-     * channel's record stream (records may continue into the channel's next buffer). Small buffers
-     * share a page; recycle each exactly once.
-     */
-    static final class LocalBuffer implements InputGate.Buffer {
-        private final LocalInputGate gate;
-        private final int channel;
-        private final SharedPage shared;
-        private final ByteBuffer data;
-
-        @GuardedBy("this")
-        private boolean recycled;
-
-        LocalBuffer(LocalInputGate gate, int channel, SharedPage shared, int offset, int length) {
-            this.gate = gate;
-            this.channel = channel;
-            this.shared = shared;
-            this.data = shared.page.buffer().slice(offset, length);
-        }
-
-        /** The channel this buffer came from. */
-        @Override
-        public int channel() {
-            return channel;
-        }
-
-        /** The bytes, from position to limit; valid until {@link #recycle()}. */
-        @Override
-        public ByteBuffer data() {
-            return data;
-        }
-
-        /**
-         * Returns its share of the page; the last share returns the page to the pool. Call once;
-         * any thread. O(1); allocates nothing while no request waits in the pool.
-         */
-        @Override
-        public void recycle() {
-            synchronized (this) {
-                if (recycled) {
-                    throw new IllegalStateException(
-                            "buffer of channel " + channel + " recycled twice");
-                }
-                recycled = true;
-            }
-            gate.release(shared);
-        }
-
-        /** Called when decoding into it failed. */
-        void discard() {
-            recycle();
         }
     }
 }

@@ -111,7 +111,7 @@ final class MemoryReads {
         ByteBuffer stored = page.slice(inPage + FrameHeader.BYTES, length - FrameHeader.BYTES);
         InputGate.Buffer buffer;
         if (FrameCodec.isCompressed(frame)) {
-            LocalInputGate.LocalBuffer into = gate.tryTake(read.index, frame.uncompressedLength());
+            LocalBuffer into = gate.tryTake(read.index, frame.uncompressedLength());
             if (into == null) {
                 gate.wantRoom();
                 return null;

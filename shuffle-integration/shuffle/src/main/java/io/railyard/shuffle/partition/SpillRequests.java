@@ -6,8 +6,8 @@ package io.railyard.shuffle.partition;
  * written through). The pool asks once per shortfall, so what is owed is asked again when a
  * resident region is published or a write-through ends.
  *
- * <p>Not thread-safe: reached only through its partition's field, which the partition's lock
- * guards. O(1) per call; allocates nothing.
+ * <p>Not thread-safe: reached only through its {@link HybridSpill}'s field, which the partition's
+ * lock guards. O(1) per call; allocates nothing.
  */
 final class SpillRequests {
     private int requested;

@@ -93,9 +93,9 @@ class ReadHandOffTest {
                 try {
                     assertThat(gate.poll()).as("nothing read yet: it opens its sessions").isNull();
                     ChannelReader channel = partitions.get(0).readers.iterator().next();
-                    LocalInputGate.LocalBuffer buffer = gate.tryTake(channel.index, 100);
+                    LocalBuffer buffer = gate.tryTake(channel.index, 100);
                     assertThat(buffer).isNotNull();
-                    gate.deliver(buffer);
+                    gate.round().deliver(buffer);
 
                     assertThat(gate.publish(false)).as("handed over").isTrue();
                     assertThat(gate.availability())
