@@ -320,17 +320,17 @@ public final class HybridPartition extends ResultPartition {
                             fileOffset,
                             writeThrough);
             region.countReaders(hybridReaders.abandoned());
-            int readersLeft = region.readersLeft();
             regions.add(region); // its pages count as resident
             tally.produced(region.length());
             if (fileOffset >= 0) {
                 tally.writtenToDisk(region.length());
             }
-            if (readersLeft == 0) {
+            wake = hybridReaders.takeParked();
+            // The feeds let it go for the subpartitions abandoned there: count after them.
+            gates = hybridReaders.regionPublished(region);
+            if (region.readersLeft() == 0) {
                 drop = regions.drop(region);
             }
-            wake = hybridReaders.takeParked();
-            gates = hybridReaders.regionPublished(region);
             owed = region.isResident() ? spill.takeOwed() : 0; // freeable now: ask again
         }
         recycle(drop);
@@ -455,14 +455,18 @@ public final class HybridPartition extends ResultPartition {
 
     /**
      * {@code feed} reads this partition as its partition {@code index}: every region published so
-     * far and every later one becomes an entry there, and so does the end of production. O(regions
-     * so far).
+     * far and every later one becomes an entry there, and so does the end of production; a region
+     * the feed's abandoned subpartitions were the last to need is dropped. O(regions so far).
      */
     void attachFeed(PartitionFeed feed, int index) {
         List<LocalInputGate> gates;
+        List<Page> drop;
         synchronized (this) {
             gates = hybridReaders.addFeed(feed, index, regions.all(), finished);
+            // It let them go for the subpartitions abandoned there: some may be needed no more.
+            drop = readOnce() ? regions.dropUnneeded() : List.of();
         }
+        recycle(drop);
         PartitionFeed.wakeAll(gates);
         PartitionLostException lost = lostException();
         if (lost != null) {

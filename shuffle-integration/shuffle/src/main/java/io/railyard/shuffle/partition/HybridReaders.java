@@ -178,7 +178,11 @@ final class HybridReaders {
         return all;
     }
 
-    /** Tells every feed of {@code region}, just published; returns the gates to wake. O(feeds). */
+    /**
+     * Tells every feed of {@code region}, just published (each lets it go for the subpartitions
+     * abandoned there: the caller drops it if no one needs it any more); returns the gates to wake.
+     * O(feeds).
+     */
     List<LocalInputGate> regionPublished(HybridRegion region) {
         List<LocalInputGate> gates = List.of();
         for (FeedLink link : feeds) {

@@ -72,6 +72,20 @@ final class HybridRegions {
     }
 
     /**
+     * Drops the pages of every region no subpartition needs any more (as {@link #drop}); returns
+     * the pages to recycle. O(regions).
+     */
+    List<Page> dropUnneeded() {
+        List<Page> drop = new ArrayList<>(0);
+        for (HybridRegion region : regions) {
+            if (region.readersLeft() == 0) {
+                drop.addAll(drop(region));
+            }
+        }
+        return drop;
+    }
+
+    /**
      * Drops {@code region}'s pages now, or marks them to go when no reader copies from them and no
      * write-through runs; returns the pages to recycle.
      */

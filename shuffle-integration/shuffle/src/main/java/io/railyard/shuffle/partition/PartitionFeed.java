@@ -192,8 +192,9 @@ public final class PartitionFeed {
 
     /**
      * A hybrid partition at {@code index} published {@code region} (under the partition's lock):
-     * appended, and let go at once for the subpartitions abandoned here. Returns the parked gates
-     * to wake once the partition's lock is released.
+     * appended, and let go at once for the subpartitions abandoned here — the partition then drops
+     * it if no subpartition needs it any more (it looks at the region's readers after this call).
+     * Returns the parked gates to wake once the partition's lock is released.
      */
     List<LocalInputGate> regionPublishedLocked(int index, HybridRegion region, boolean readOnce) {
         synchronized (this) {
@@ -203,7 +204,7 @@ public final class PartitionFeed {
             appendLocked(index, region);
             if (readOnce && !abandoned.isEmpty()) {
                 for (int s : abandoned) {
-                    region.pass(s);
+                    region.pass(s); // the partition drops the region if no one needs it now
                 }
             }
             return takeParkedLocked();
