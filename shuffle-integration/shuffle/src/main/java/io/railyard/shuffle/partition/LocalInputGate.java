@@ -424,10 +424,12 @@ final class LocalInputGate implements InputGate {
             buffer.recycle();
         }
         walk.abandonMemoryRead();
+        // Unregistered first: a region published from now on is passed for it at publication,
+        // and those published before are passed below (passing twice is a no-op).
+        feed.unregister(subpartition, abandoned, this);
         if (abandoned) {
             walk.abandonRest(); // the regions with data for it that it did not read
         }
-        feed.unregister(subpartition, abandoned, this);
         if (ownsFeed) {
             feed.close();
         }
