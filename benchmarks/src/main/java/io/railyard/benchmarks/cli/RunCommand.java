@@ -107,7 +107,7 @@ final class RunCommand implements Callable<Integer> {
             description =
                     "threads each worker runs its tasks on, 1..1024 (default: as many as the"
                             + " machine has cores, at most the slots)")
-    private int threads;
+    private @Nullable Integer threads; // null: the default
 
     @Option(
             names = "--page-kib",
@@ -304,7 +304,7 @@ final class RunCommand implements Callable<Integer> {
                             slots,
                             (long) workers * slots));
         }
-        if (threads != 0) {
+        if (threads != null) {
             OptionChecks.range(spec, "--threads", threads, 1, 1024);
         }
         OptionChecks.range(spec, "--page-kib", pageKib, 1, 16 << 10);
@@ -339,7 +339,7 @@ final class RunCommand implements Callable<Integer> {
                             directory,
                             workers,
                             slots,
-                            threads == 0 ? TaskSlots.defaultThreads(slots) : threads,
+                            threads == null ? TaskSlots.defaultThreads(slots) : threads,
                             options,
                             blocking,
                             network);

@@ -115,6 +115,13 @@ class CliBadInputTest {
                         "--gate-pages",
                         "0"),
                 usage(
+                        "run: --threads must be in [1, 1024], was 0",
+                        "run",
+                        "--job",
+                        "FILE",
+                        "--threads",
+                        "0"),
+                usage(
                         "run: --threads must be in [1, 1024], was 5000",
                         "run",
                         "--job",

@@ -183,7 +183,7 @@ public final class TaskShuffle implements AutoCloseable {
                 createEarlyPartitions();
             }
             createBlockingPartitions();
-            return new Start.Started(openGates());
+            return new Start.Started(openInputGates());
         } catch (InsufficientNetworkMemoryException e) {
             abandonStart();
             // What the attempt gave back is not memory coming back: watch from here, unless
@@ -246,11 +246,6 @@ public final class TaskShuffle implements AutoCloseable {
      * @throws IllegalStateException if an input reads more than one subpartition (a gate reads one)
      */
     public List<InputGate> openInputGates() throws IOException {
-        return openGates();
-    }
-
-    /** Opens the gates, one per consumed group, each on the worker's input of its group. */
-    private List<InputGate> openGates() throws IOException {
         for (int k = 0; k < descriptor.inputs().size(); k++) {
             InputDescriptor input = descriptor.inputs().get(k);
             if (input.numSubpartitions() != 1) {
