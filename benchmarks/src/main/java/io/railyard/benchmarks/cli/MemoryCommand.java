@@ -5,8 +5,12 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
 import io.railyard.benchmarks.procedures.MemoryTable;
+import io.railyard.benchmarks.procedures.RunningFootprint;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,7 +25,8 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class,
         description =
                 "Prints the retained bytes (JOL) of Railyard's initialised JobManager state for every"
-                        + " job shape, and bytes per task.")
+                        + " job shape, and bytes per task; then a worker's heap with the PIPELINED"
+                        + " reference job running, per task and per connection.")
 final class MemoryCommand implements Callable<Integer> {
     @Spec
     @SuppressWarnings("NullAway.Init") // injected by picocli before call()
@@ -43,9 +48,26 @@ final class MemoryCommand implements Callable<Integer> {
             description = "also measure Flink 2.x's initialised execution graph (large heap)")
     private boolean withFlink;
 
+    @Option(
+            names = "--running-parallelism",
+            paramLabel = "P[,P...]",
+            split = ",",
+            description =
+                    "parallelisms at which to measure a worker's heap with all 2P tasks of the"
+                            + " PIPELINED reference job running, each 1.."
+                            + MAX_RUNNING_PARALLELISM
+                            + ", or 0 alone to skip (default: 1000,10000)")
+    private List<Integer> runningParallelism = List.of(1000, 10_000);
+
+    /** Largest --running-parallelism: 2P tasks on one worker, P² connections. */
+    static final int MAX_RUNNING_PARALLELISM = 20_000;
+
     @Override
     public Integer call() throws Exception {
         OptionChecks.parallelisms(spec, "--parallelism", parallelisms);
+        boolean running =
+                OptionChecks.parallelismsOrSkip(
+                        spec, "--running-parallelism", runningParallelism, MAX_RUNNING_PARALLELISM);
         OutputFile json = output.check(spec);
         JolOutput.keepOffStdout();
         List<MemoryTable.Row> rows =
@@ -54,13 +76,54 @@ final class MemoryCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.print(MemoryTableText.render(rows));
         out.flush();
+        List<RunningFootprint.Result> footprints = new ArrayList<>();
+        if (running) {
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+            for (int p : runningParallelism) {
+                footprints.add(RunningFootprint.measure(p, tmp));
+            }
+            out.print(renderRunning(footprints));
+            out.flush();
+        }
         if (json != null) {
-            json.writeJson(document(rows), out);
+            json.writeJson(document(rows, footprints), out);
         }
         return 0;
     }
 
-    private static ObjectNode document(List<MemoryTable.Row> rows) {
+    private static String renderRunning(List<RunningFootprint.Result> results) {
+        StringBuilder text = new StringBuilder();
+        text.append(
+                String.format(
+                        Locale.ROOT,
+                        "%nA worker with the PIPELINED reference job running (one worker, 2P tasks,"
+                                + " no record sent yet; JOL, network pages are direct and not"
+                                + " counted)%n%8s %8s %14s %12s %12s %10s %12s%n",
+                        "P",
+                        "tasks",
+                        "connections",
+                        "idle",
+                        "running",
+                        "B/task",
+                        "B/connection"));
+        for (RunningFootprint.Result r : results) {
+            text.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%,8d %,8d %,14d %12s %12s %10.1f %12.4f%n",
+                            r.parallelism(),
+                            r.tasks(),
+                            r.connections(),
+                            ReportTable.humanBytes(r.idleBytes()),
+                            ReportTable.humanBytes(r.runningBytes()),
+                            r.bytesPerTask(),
+                            r.bytesPerConnection()));
+        }
+        return text.toString();
+    }
+
+    private static ObjectNode document(
+            List<MemoryTable.Row> rows, List<RunningFootprint.Result> footprints) {
         ObjectNode root = JsonNodeFactory.instance.objectNode();
         ArrayNode array = root.putArray("rows");
         for (MemoryTable.Row row : rows) {
@@ -72,6 +135,17 @@ final class MemoryCommand implements Callable<Integer> {
             if (row.flinkBytes() >= 0) {
                 node.put("flink_bytes", row.flinkBytes());
             }
+        }
+        ArrayNode running = root.putArray("running");
+        for (RunningFootprint.Result r : footprints) {
+            running.addObject()
+                    .put("parallelism", r.parallelism())
+                    .put("tasks", r.tasks())
+                    .put("connections", r.connections())
+                    .put("idle_bytes", r.idleBytes())
+                    .put("running_bytes", r.runningBytes())
+                    .put("bytes_per_task", r.bytesPerTask())
+                    .put("bytes_per_connection", r.bytesPerConnection());
         }
         ReportJson.machine(root.putObject("machine"));
         return root;

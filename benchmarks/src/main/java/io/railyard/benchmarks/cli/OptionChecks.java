@@ -48,6 +48,29 @@ final class OptionChecks {
     }
 
     /**
+     * Checks a list of parallelisms each in {@code 1..max}, or {@code 0} alone (skip).
+     *
+     * @return false when the list is {@code 0} alone
+     * @throws ParameterException naming the option, the values and what is allowed
+     */
+    static boolean parallelismsOrSkip(
+            CommandSpec spec, String option, List<Integer> values, int max) {
+        boolean skip = values.equals(List.of(0));
+        for (int p : values) {
+            if (p < 0 || p > max || (p == 0 && !skip)) {
+                throw usage(
+                        spec,
+                        option
+                                + " must be in 0.."
+                                + max
+                                + " (0 alone skips it), was "
+                                + String.join(",", values.stream().map(String::valueOf).toList()));
+            }
+        }
+        return !skip;
+    }
+
+    /**
      * {@code option}'s transport: false for {@code in-process}, true for {@code tcp}.
      *
      * @throws ParameterException naming the option, the value and what is allowed

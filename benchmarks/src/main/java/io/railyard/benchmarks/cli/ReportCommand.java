@@ -13,7 +13,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -121,18 +120,8 @@ final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OptionChecks.parallelism(spec, "--parallelism", parallelism);
-        for (int p : runningParallelism) {
-            if (p < 0 || p > MAX_RUNNING_PARALLELISM || (p == 0 && runningParallelism.size() > 1)) {
-                throw OptionChecks.usage(
-                        spec,
-                        "--running-parallelism must be in 0.."
-                                + MAX_RUNNING_PARALLELISM
-                                + " (0 alone skips it), was "
-                                + runningParallelism.stream()
-                                        .map(String::valueOf)
-                                        .collect(Collectors.joining(",")));
-            }
-        }
+        OptionChecks.parallelismsOrSkip(
+                spec, "--running-parallelism", runningParallelism, MAX_RUNNING_PARALLELISM);
         if (measuresRunning()) {
             ShuffleChecks.checkDirectory(spec, "--shuffle-dir", shuffleDirectory);
         }

@@ -38,6 +38,19 @@ class CliBadInputTest {
     /** The arguments of one case, with {@code DIR} and {@code FILE} standing for the fixtures. */
     static Stream<Arguments> usageErrors() {
         return Stream.of(
+                // memory
+                usage(
+                        "memory: --running-parallelism must be in 0..20000 (0 alone skips it),"
+                                + " was 0,5",
+                        "memory",
+                        "--running-parallelism",
+                        "0,5"),
+                usage(
+                        "memory: --running-parallelism must be in 0..20000 (0 alone skips it),"
+                                + " was 20001",
+                        "memory",
+                        "--running-parallelism",
+                        "20001"),
                 // report
                 usage(
                         "report: --json DIR: cannot write there: it is a directory",
