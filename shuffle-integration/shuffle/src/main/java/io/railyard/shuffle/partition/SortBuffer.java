@@ -104,6 +104,28 @@ final class SortBuffer {
         return mode == BROADCAST;
     }
 
+    /**
+     * The subpartitions with at least one buffered record, ascending, if the buffer holds unicast
+     * records and at most {@code limit} subpartitions have any; null otherwise (empty, broadcast,
+     * or more). O(n).
+     */
+    int @Nullable [] lanesWithData(int limit) {
+        if (mode != UNICAST) {
+            return null;
+        }
+        int[] lanes = new int[Math.min(limit, numSubpartitions)];
+        int count = 0;
+        for (int s = 0; s < numSubpartitions; s++) {
+            if (first[s] != NONE) {
+                if (count == lanes.length) {
+                    return null;
+                }
+                lanes[count++] = s;
+            }
+        }
+        return Arrays.copyOf(lanes, count);
+    }
+
     /** Bytes per page of the arena. */
     int pageSize() {
         return pageSize;

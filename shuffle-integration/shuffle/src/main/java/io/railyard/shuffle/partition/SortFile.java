@@ -11,13 +11,16 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The one file of a sort partition being written: regions, each an index block of one {@link
- * IndexEntry} per subpartition followed by the region's sections, subpartition after subpartition
- * (or one broadcast section). A region's frames are appended in order with {@link #write}; its
- * sections are announced as they end ({@link #section}), in subpartition order, so their entries
- * fill the index block, whose room {@link #beginRegion} skipped.
+ * The one file of a sort partition being written: regions, each an index block followed by the
+ * region's sections, subpartition after subpartition (or one broadcast section). A dense block has
+ * one {@link IndexEntry} per subpartition; a sparse one (a region whose data is in fewer than
+ * 1/{@value #SPARSE_FACTOR} of the subpartitions) has an entry per subpartition with data only, and
+ * the partition keeps those subpartitions in memory. A region's frames are appended in order with
+ * {@link #write}; its sections are announced as they end ({@link #section}), in subpartition order,
+ * so their entries fill the index block, whose room {@link #beginRegion} skipped.
  *
  * <h2>Design notes</h2>
  *
@@ -50,6 +53,11 @@ final class SortFile implements SortBuffer.SectionSink {
     /** A region of at least this many bytes is aligned; the hole costs at most 1/16 of it. */
     static final int ALIGNED_REGION_BYTES = 16 * SECTION_ALIGNMENT;
 
+    /** A region is sparse when fewer than 1/this of its subpartitions have data. */
+    static final int SPARSE_FACTOR = 8;
+
+    private static final int[][] NO_REGIONS = new int[0][];
+
     private final Path path;
     private final FileChannel channel;
     private final int numSubpartitions;
@@ -58,6 +66,10 @@ final class SortFile implements SortBuffer.SectionSink {
     private final LongConsumer written;
     private int regions;
     private long[] regionStarts = new long[4];
+    // Per region: the subpartitions with an entry in its sparse block, or null for a dense block.
+    private int[][] sparseLanes = NO_REGIONS;
+    private int @Nullable [] sparse; // the current region's, and how many of them have come
+    private int sparseDone;
     private final BitSet holding = new BitSet(); // subpartitions with a non-empty section
     private long bytes;
     private long frameBytes;
@@ -85,18 +97,39 @@ final class SortFile implements SortBuffer.SectionSink {
         return path;
     }
 
-    /**
-     * Starts a region of about {@code expectedBytes} of frames: leaves room for its index block;
-     * its sections follow it — from the next multiple of {@value #SECTION_ALIGNMENT} if the region
-     * is at least {@value #ALIGNED_REGION_BYTES} bytes (the gap is never written: a hole).
-     */
+    /** The most subpartitions with data a sparse region of this file may have. */
+    int sparseLimit() {
+        return (numSubpartitions - 1) / SPARSE_FACTOR;
+    }
+
+    /** Starts a region with a dense index block; see {@link #beginRegion(long, int[])}. */
     void beginRegion(long expectedBytes) throws IOException {
+        beginRegion(expectedBytes, null);
+    }
+
+    /**
+     * Starts a region of about {@code expectedBytes} of frames: leaves room for its index block —
+     * sparse, an entry for each of {@code lanesWithData} (ascending, at most {@link #sparseLimit}
+     * of them, and exactly the subpartitions whose sections will not be empty), or dense when it is
+     * null; its sections follow it — from the next multiple of {@value #SECTION_ALIGNMENT} if the
+     * region is at least {@value #ALIGNED_REGION_BYTES} bytes (the gap is never written: a hole).
+     */
+    void beginRegion(long expectedBytes, int @Nullable [] lanesWithData) throws IOException {
         if (regions == regionStarts.length) {
             regionStarts = Arrays.copyOf(regionStarts, regions * 2);
         }
+        if (lanesWithData != null && lanesWithData.length > sparseLimit()) {
+            throw new IllegalArgumentException(
+                    lanesWithData.length
+                            + " subpartitions with data is too many for a sparse region of "
+                            + numSubpartitions);
+        }
         regionStarts[regions] = bytes;
         indexWriteAt = bytes;
-        bytes += (long) numSubpartitions * IndexEntry.BYTES;
+        sparse = lanesWithData;
+        sparseDone = 0;
+        int entries = lanesWithData == null ? numSubpartitions : lanesWithData.length;
+        bytes += (long) entries * IndexEntry.BYTES;
         if (expectedBytes >= ALIGNED_REGION_BYTES) {
             bytes = (bytes + SECTION_ALIGNMENT - 1) / SECTION_ALIGNMENT * SECTION_ALIGNMENT;
         }
@@ -136,7 +169,22 @@ final class SortFile implements SortBuffer.SectionSink {
                 holding.set(0, numSubpartitions);
             }
         } else {
-            putIndexEntry(start, (int) sectionBytes, lane);
+            int[] lanes = sparse;
+            if (lanes == null) {
+                putIndexEntry(start, (int) sectionBytes, lane);
+            } else if (sectionBytes > 0) {
+                if (sparseDone == lanes.length || lanes[sparseDone] != lane) {
+                    throw new IllegalStateException(
+                            "subpartition "
+                                    + lane
+                                    + " has data but was not announced for the sparse region "
+                                    + regions
+                                    + " of "
+                                    + path);
+                }
+                sparseDone++;
+                putIndexEntry(start, (int) sectionBytes, lane);
+            }
             if (sectionBytes > 0) {
                 holding.set(lane);
             }
@@ -145,7 +193,26 @@ final class SortFile implements SortBuffer.SectionSink {
 
     /** Ends the region: the rest of its index block goes out. */
     void endRegion() throws IOException {
+        int[] lanes = sparse;
+        if (lanes != null && sparseDone != lanes.length) {
+            throw new IllegalStateException(
+                    "sparse region "
+                            + regions
+                            + " of "
+                            + path
+                            + " announced "
+                            + lanes.length
+                            + " subpartitions with data, got "
+                            + sparseDone);
+        }
         flushIndex();
+        if (lanes != null) {
+            if (sparseLanes.length < regionStarts.length) {
+                sparseLanes = Arrays.copyOf(sparseLanes, regionStarts.length);
+            }
+            sparseLanes[regions] = lanes;
+        }
+        sparse = null;
         regions++;
     }
 
@@ -157,6 +224,7 @@ final class SortFile implements SortBuffer.SectionSink {
                 numSubpartitions,
                 path,
                 Arrays.copyOf(regionStarts, regions),
+                Arrays.copyOf(sparseLanes, regions),
                 bytes,
                 frameBytes,
                 (BitSet) holding.clone());

@@ -11,14 +11,17 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A finished sort-based partition: one file of regions, each an index block of one {@link SortIndex
- * entry} per subpartition followed by its sections, clustered by subpartition. The heap holds one
- * offset per region (where its index block starts). Thread-safe: its monitor guards the index cache
+ * A finished sort-based partition: one file of regions, each an index block of {@link SortIndex
+ * entries} followed by its sections, clustered by subpartition ({@link SortFile}). The heap holds
+ * one offset per region (where its index block starts) and, for a sparse region, its subpartitions
+ * with data (fewer than n/8): finding a section is a binary search there, and a subpartition not
+ * among them has an empty section without a read. Thread-safe: its monitor guards the index cache
  * and the data channel.
  */
 final class SortPartition extends BlockingPartition {
@@ -26,6 +29,7 @@ final class SortPartition extends BlockingPartition {
 
     private final Path dataFile;
     private final long[] regionStarts;
+    private final int[] @Nullable [] sparseLanes; // per region: a sparse block's subpartitions
     private final long frameBytes;
     private final BitSet holding; // the subpartitions with a section of at least one frame
 
@@ -61,12 +65,14 @@ final class SortPartition extends BlockingPartition {
             int n,
             Path dataFile,
             long[] regionStarts,
+            int[] @Nullable [] sparseLanes,
             long fileBytes,
             long frameBytes,
             BitSet holding) {
         super(id, n, fileBytes);
         this.dataFile = dataFile;
         this.regionStarts = regionStarts;
+        this.sparseLanes = sparseLanes;
         this.frameBytes = frameBytes;
         this.holding = holding;
     }
@@ -86,6 +92,15 @@ final class SortPartition extends BlockingPartition {
         return regionStarts.length;
     }
 
+    /** Entries of the file's index blocks: n per dense region, one per lane of a sparse one. */
+    long indexEntries() {
+        long entries = 0;
+        for (int[] lanes : sparseLanes) {
+            entries += lanes == null ? numSubpartitions() : lanes.length;
+        }
+        return entries;
+    }
+
     @Override
     boolean holdsDataFor(int subpartition) {
         return holding.get(subpartition);
@@ -99,7 +114,16 @@ final class SortPartition extends BlockingPartition {
     @Override
     synchronized void loadSection(SectionCursor cursor, int region) throws IOException {
         int s = cursor.subpartition();
-        long position = regionStarts[region] + (long) s * IndexEntry.BYTES;
+        int slot = s;
+        int[] lanes = sparseLanes[region];
+        if (lanes != null) {
+            slot = Arrays.binarySearch(lanes, s);
+            if (slot < 0) { // no entry: the subpartition has an empty section in this region
+                cursor.setSection(regionStarts[region], 0);
+                return;
+            }
+        }
+        long position = regionStarts[region] + (long) slot * IndexEntry.BYTES;
         if (cacheStart < 0
                 || position < cacheStart
                 || position + IndexEntry.BYTES > cacheStart + cache.limit()) {

@@ -65,7 +65,11 @@ final class SortPartitionWriter extends SortFormatWriter implements SortBuffer.O
     /** {@link SortBuffer.Overflow}: the record is written as a region of its own. */
     @Override
     public void writeAlone(ByteBuffer record, int recordLane) throws IOException {
-        file.beginRegion(record.remaining());
+        file.beginRegion(
+                record.remaining(),
+                recordLane == FrameCodec.BROADCAST_LANE || file.sparseLimit() < 1
+                        ? null
+                        : new int[] {recordLane});
         buffer.drainAlone(record, recordLane, lane, file);
         endRegion();
     }
@@ -80,7 +84,7 @@ final class SortPartitionWriter extends SortFormatWriter implements SortBuffer.O
     @Override
     public void spill() throws IOException {
         if (!buffer.isEmpty()) {
-            file.beginRegion(buffer.bufferedBytes());
+            file.beginRegion(buffer.bufferedBytes(), buffer.lanesWithData(file.sparseLimit()));
             buffer.drain(lane, file);
             endRegion();
         }

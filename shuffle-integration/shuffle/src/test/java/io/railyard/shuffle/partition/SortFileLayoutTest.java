@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -82,6 +83,70 @@ class SortFileLayoutTest {
                 regionStart = next;
             }
             assertThat(regionStart).as("the last region ends the file").isEqualTo(file.capacity());
+            partition.release();
+        }
+    }
+
+    /**
+     * A region whose data is in fewer than 1/8 of the subpartitions has a sparse block: entries for
+     * those subpartitions only, its sections right after; the others read as empty, without an
+     * entry. Fails if the block were dense (3 × 64 entries) or the reader looked entries up at
+     * dense positions (their checksums name another subpartition).
+     */
+    @Test
+    void aRegionWithDataInFewSubpartitions_hasASparseBlock_andReadsBackExactly() throws Exception {
+        int n = 64;
+        int[] lanes = {5, 50};
+        ShuffleOptions options =
+                ShuffleOptions.builder()
+                        .pageSizeBytes(1024)
+                        .sortBufferPages(2)
+                        .writeBatchPages(1)
+                        .compression(Compression.NONE)
+                        .gatePages(4)
+                        .totalPages(64)
+                        .build();
+        SortIndex checks = new SortIndex();
+        try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
+            BlockingPartition partition;
+            try (PartitionWriter writer =
+                    ShuffleHarness.blocking(worker, PartitionKind.SORT, 0, n)) {
+                for (int i = 0; i < 300; i++) {
+                    ByteBuffer record = ByteBuffer.allocate(100).putInt(0, i);
+                    writer.emit(record, lanes[i % 2]);
+                }
+                partition = writer.finish();
+            }
+            assertThat(partition.regionCount()).isGreaterThan(1);
+            ByteBuffer file = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("p0.a0.data")));
+            IndexEntry entry = new IndexEntry();
+            long regionStart = 0;
+            for (int region = 0; region < partition.regionCount(); region++) {
+                long next = regionStart + (long) lanes.length * IndexEntry.BYTES;
+                for (int k = 0; k < lanes.length; k++) {
+                    entry.wrap(file, (int) (regionStart + (long) k * IndexEntry.BYTES));
+                    assertThat(checks.valid(entry, region, lanes[k]))
+                            .as("entry %d of region %d", k, region)
+                            .isTrue();
+                    assertThat(entry.sectionOffset()).isEqualTo(next);
+                    assertThat(entry.sectionLength()).isPositive();
+                    next += entry.sectionLength();
+                }
+                regionStart = next;
+            }
+            assertThat(regionStart).as("the last region ends the file").isEqualTo(file.capacity());
+            for (int c : new int[] {lanes[0], 7, lanes[1]}) {
+                try (var gate = worker.openGate("c" + c, List.of(partition), c)) {
+                    List<byte[]> read = ShuffleHarness.drain(gate).get(0);
+                    int first = c == lanes[0] ? 0 : 1;
+                    assertThat(read).hasSize(c == 7 ? 0 : 150);
+                    for (int r = 0; r < read.size(); r++) {
+                        assertThat(ByteBuffer.wrap(read.get(r)).getInt(0))
+                                .as("consumer %d record %d", c, r)
+                                .isEqualTo(first + 2 * r);
+                    }
+                }
+            }
             partition.release();
         }
     }
