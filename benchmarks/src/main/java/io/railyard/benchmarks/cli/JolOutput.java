@@ -29,4 +29,25 @@ final class JolOutput {
             System.setOut(out);
         }
     }
+
+    /** What {@link #offStdout} runs. */
+    @FunctionalInterface
+    interface Walk<T> {
+        T run() throws Exception;
+    }
+
+    /**
+     * Runs {@code walk} with {@code System.out} on stderr: JOL prints to stdout what it cannot read
+     * during a walk too (e.g. "Error while accessing @Contended value" when it meets a {@code
+     * Thread}). The command's own output goes to picocli's writer, which this does not touch.
+     */
+    static <T> T offStdout(Walk<T> walk) throws Exception {
+        PrintStream out = System.out;
+        System.setOut(System.err);
+        try {
+            return walk.run();
+        } finally {
+            System.setOut(out);
+        }
+    }
 }

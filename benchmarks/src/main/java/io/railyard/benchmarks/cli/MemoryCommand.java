@@ -80,7 +80,7 @@ final class MemoryCommand implements Callable<Integer> {
         if (running) {
             Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
             for (int p : runningParallelism) {
-                footprints.add(RunningFootprint.measure(p, tmp));
+                footprints.add(JolOutput.offStdout(() -> RunningFootprint.measure(p, tmp)));
             }
             out.print(renderRunning(footprints));
             out.flush();
