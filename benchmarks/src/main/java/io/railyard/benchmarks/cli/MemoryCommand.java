@@ -10,7 +10,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -82,44 +81,13 @@ final class MemoryCommand implements Callable<Integer> {
             for (int p : runningParallelism) {
                 footprints.add(JolOutput.offStdout(() -> RunningFootprint.measure(p, tmp)));
             }
-            out.print(renderRunning(footprints));
+            out.print(MemoryTableText.renderRunning(footprints));
             out.flush();
         }
         if (json != null) {
             json.writeJson(document(rows, footprints), out);
         }
         return 0;
-    }
-
-    private static String renderRunning(List<RunningFootprint.Result> results) {
-        StringBuilder text = new StringBuilder();
-        text.append(
-                String.format(
-                        Locale.ROOT,
-                        "%nA worker with the PIPELINED reference job running (one worker, 2P tasks,"
-                                + " no record sent yet; JOL, network pages are direct and not"
-                                + " counted)%n%8s %8s %14s %12s %12s %10s %12s%n",
-                        "P",
-                        "tasks",
-                        "connections",
-                        "idle",
-                        "running",
-                        "B/task",
-                        "B/connection"));
-        for (RunningFootprint.Result r : results) {
-            text.append(
-                    String.format(
-                            Locale.ROOT,
-                            "%,8d %,8d %,14d %12s %12s %10.1f %12.4f%n",
-                            r.parallelism(),
-                            r.tasks(),
-                            r.connections(),
-                            ReportTable.humanBytes(r.idleBytes()),
-                            ReportTable.humanBytes(r.runningBytes()),
-                            r.bytesPerTask(),
-                            r.bytesPerConnection()));
-        }
-        return text.toString();
     }
 
     private static ObjectNode document(

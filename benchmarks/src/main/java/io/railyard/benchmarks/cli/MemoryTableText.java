@@ -1,10 +1,11 @@
 package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.procedures.MemoryTable;
+import io.railyard.benchmarks.procedures.RunningFootprint;
 import java.util.List;
 import java.util.Locale;
 
-/** The JOL memory table ({@link MemoryTable}) as text. */
+/** The JOL memory tables ({@link MemoryTable}, {@link RunningFootprint}) as text. */
 final class MemoryTableText {
     private MemoryTableText() {}
 
@@ -49,5 +50,37 @@ final class MemoryTableText {
                                     : "-"));
         }
         return out.toString();
+    }
+
+    /** The running footprints ({@link RunningFootprint}) as a text table, after a blank line. */
+    static String renderRunning(List<RunningFootprint.Result> results) {
+        StringBuilder text = new StringBuilder();
+        text.append(
+                String.format(
+                        Locale.ROOT,
+                        "%nA worker with the PIPELINED reference job running (one worker, 2P tasks,"
+                                + " no record sent yet; JOL, network pages are direct and not"
+                                + " counted)%n%8s %8s %14s %12s %12s %10s %12s%n",
+                        "P",
+                        "tasks",
+                        "connections",
+                        "idle",
+                        "running",
+                        "B/task",
+                        "B/connection"));
+        for (RunningFootprint.Result r : results) {
+            text.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%,8d %,8d %,14d %12s %12s %10.1f %12.4f%n",
+                            r.parallelism(),
+                            r.tasks(),
+                            r.connections(),
+                            ReportTable.humanBytes(r.idleBytes()),
+                            ReportTable.humanBytes(r.runningBytes()),
+                            r.bytesPerTask(),
+                            r.bytesPerConnection()));
+        }
+        return text.toString();
     }
 }

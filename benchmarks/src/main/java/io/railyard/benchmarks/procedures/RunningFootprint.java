@@ -2,7 +2,6 @@ package io.railyard.benchmarks.procedures;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
-import io.railyard.failover.RestartBackoffPolicy;
 import io.railyard.local.JobResult;
 import io.railyard.local.LocalEngine;
 import io.railyard.shuffle.ShuffleOptions;
@@ -46,7 +45,7 @@ public final class RunningFootprint {
     /** Pages each source's writer buffers. */
     static final int WRITER_PAGES = TimeToRunning.WRITER_PAGES;
 
-    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+    private static final Duration TIMEOUT = Duration.ofMinutes(5); // as TimeToRunning.run's
 
     /**
      * The heap of the running job.
@@ -98,19 +97,13 @@ public final class RunningFootprint {
         checkArgument(parallelism >= 1, "parallelism must be >= 1, was %s", parallelism);
         JobGraph job = ReferenceJobs.Shape.PIPELINED.job(parallelism);
         int tasks = 2 * parallelism;
-        ShuffleOptions options =
-                ShuffleOptions.builder()
-                        .pageSizeBytes(TimeToRunning.PAGE_BYTES)
-                        .totalPages(parallelism * GATE_PAGES + tasks * (WRITER_PAGES + 2) + 64)
-                        .gatePages(GATE_PAGES)
-                        .sortBufferPages(WRITER_PAGES)
-                        .build();
+        ShuffleOptions options = TimeToRunning.options(parallelism, tasks);
         try (LocalEngine engine =
                 new LocalEngine(directory, 1, tasks, 1, options, PartitionKind.SORT, null)) {
             long idle = ScaleReport.retainedBytes(engine);
             Hold hold = new Hold(tasks);
             CompletableFuture<JobResult> run =
-                    CompletableFuture.supplyAsync(() -> runJob(engine, job, hold));
+                    CompletableFuture.supplyAsync(() -> TimeToRunning.run(engine, job, hold));
             long running;
             try {
                 if (!hold.held.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -136,17 +129,6 @@ public final class RunningFootprint {
             }
             RailyardBatchJobs.check(result, Tally.ZERO);
             return new Result(parallelism, idle, running);
-        }
-    }
-
-    private static JobResult runJob(LocalEngine engine, JobGraph job, Hold hold) {
-        try {
-            return engine.run(job, hold, RestartBackoffPolicy.noRestart(), TIMEOUT);
-        } catch (IOException | TimeoutException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 

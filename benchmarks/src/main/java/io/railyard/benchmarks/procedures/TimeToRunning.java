@@ -75,15 +75,47 @@ public final class TimeToRunning implements AutoCloseable {
         this.job = ReferenceJobs.Shape.PIPELINED.job(parallelism);
         int slots = IntMath.divide(2 * parallelism, WORKERS, RoundingMode.CEILING);
         int gatesPerWorker = IntMath.divide(parallelism, WORKERS, RoundingMode.CEILING);
-        int pagesPerWorker = gatesPerWorker * GATE_PAGES + slots * (WRITER_PAGES + 2) + 64;
-        ShuffleOptions options =
-                ShuffleOptions.builder()
-                        .pageSizeBytes(PAGE_BYTES)
-                        .totalPages(pagesPerWorker)
-                        .gatePages(GATE_PAGES)
-                        .sortBufferPages(WRITER_PAGES)
-                        .build();
-        this.engine = new LocalEngine(directory, WORKERS, slots, options, PartitionKind.SORT);
+        this.engine =
+                new LocalEngine(
+                        directory,
+                        WORKERS,
+                        slots,
+                        options(gatesPerWorker, slots),
+                        PartitionKind.SORT);
+    }
+
+    /**
+     * A worker's shuffle settings for the reference job when it holds {@code gates} sinks' gates
+     * and {@code slots} slots: {@link #GATE_PAGES} per gate, a writer of {@link #WRITER_PAGES} (and
+     * its 2 staging pages) per slot, 64 pages to spare, in pages of {@link #PAGE_BYTES}.
+     */
+    static ShuffleOptions options(int gates, int slots) {
+        return ShuffleOptions.builder()
+                .pageSizeBytes(PAGE_BYTES)
+                .totalPages(gates * GATE_PAGES + slots * (WRITER_PAGES + 2) + 64)
+                .gatePages(GATE_PAGES)
+                .sortBufferPages(WRITER_PAGES)
+                .build();
+    }
+
+    /**
+     * Runs the reference job {@code job} with {@code code} on {@code engine} to its end, within 5
+     * minutes, without restarts.
+     *
+     * @throws IllegalStateException if it timed out or the thread was interrupted
+     * @throws UncheckedIOException if the engine cannot list its directories
+     */
+    static JobResult run(LocalEngine engine, JobGraph job, TaskCode.Factory code) {
+        try {
+            return engine.run(job, code, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(5));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /**
@@ -127,17 +159,7 @@ public final class TimeToRunning implements AutoCloseable {
                     };
                 };
         long start = System.nanoTime();
-        JobResult result;
-        try {
-            result = engine.run(job, noOp, RestartBackoffPolicy.noRestart(), Duration.ofMinutes(5));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        JobResult result = run(engine, job, noOp);
         RailyardBatchJobs.check(result, Tally.ZERO); // FINISHED, nothing left behind
         if (notRunning.get() != 0) {
             throw new IllegalStateException(

@@ -109,26 +109,25 @@ final class SortFile implements SortBuffer.SectionSink {
 
     /**
      * Starts a region of about {@code expectedBytes} of frames: leaves room for its index block —
-     * sparse, an entry for each of {@code lanesWithData} (ascending, at most {@link #sparseLimit}
-     * of them, and exactly the subpartitions whose sections will not be empty), or dense when it is
-     * null; its sections follow it — from the next multiple of {@value #SECTION_ALIGNMENT} if the
-     * region is at least {@value #ALIGNED_REGION_BYTES} bytes (the gap is never written: a hole).
+     * sparse if {@code lanesWithData} (ascending, exactly the subpartitions whose sections will not
+     * be empty) has at most {@link #sparseLimit} of them, else dense (also when it is null:
+     * unknown); its sections follow it — from the next multiple of {@value #SECTION_ALIGNMENT} if
+     * the region is at least {@value #ALIGNED_REGION_BYTES} bytes (the gap is never written: a
+     * hole).
      */
     void beginRegion(long expectedBytes, int @Nullable [] lanesWithData) throws IOException {
         if (regions == regionStarts.length) {
             regionStarts = Arrays.copyOf(regionStarts, regions * 2);
         }
-        if (lanesWithData != null && lanesWithData.length > sparseLimit()) {
-            throw new IllegalArgumentException(
-                    lanesWithData.length
-                            + " subpartitions with data is too many for a sparse region of "
-                            + numSubpartitions);
-        }
         regionStarts[regions] = bytes;
         indexWriteAt = bytes;
-        sparse = lanesWithData;
+        int[] lanes =
+                lanesWithData != null && lanesWithData.length <= sparseLimit()
+                        ? lanesWithData
+                        : null;
+        sparse = lanes;
         sparseDone = 0;
-        int entries = lanesWithData == null ? numSubpartitions : lanesWithData.length;
+        int entries = lanes == null ? numSubpartitions : lanes.length;
         bytes += (long) entries * IndexEntry.BYTES;
         if (expectedBytes >= ALIGNED_REGION_BYTES) {
             bytes = (bytes + SECTION_ALIGNMENT - 1) / SECTION_ALIGNMENT * SECTION_ALIGNMENT;

@@ -67,9 +67,7 @@ final class SortPartitionWriter extends SortFormatWriter implements SortBuffer.O
     public void writeAlone(ByteBuffer record, int recordLane) throws IOException {
         file.beginRegion(
                 record.remaining(),
-                recordLane == FrameCodec.BROADCAST_LANE || file.sparseLimit() < 1
-                        ? null
-                        : new int[] {recordLane});
+                recordLane == FrameCodec.BROADCAST_LANE ? null : new int[] {recordLane});
         buffer.drainAlone(record, recordLane, lane, file);
         endRegion();
     }

@@ -34,14 +34,7 @@ class SortFileLayoutTest {
     @CsvSource({"2, 1, SortPartitionWriter", "8, 2, LanePartitionWriter"})
     void everyRegion_opensWithItsIndexBlock_andItsSectionsFollowIt(
             int sortPages, int batchPages, String writerClass) throws Exception {
-        ShuffleOptions options =
-                ShuffleOptions.builder()
-                        .pageSizeBytes(1024)
-                        .sortBufferPages(sortPages)
-                        .writeBatchPages(batchPages)
-                        .compression(Compression.NONE)
-                        .totalPages(64)
-                        .build();
+        ShuffleOptions options = options(sortPages, batchPages).build();
         SortIndex checks = new SortIndex();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             BlockingPartition partition;
@@ -97,15 +90,7 @@ class SortFileLayoutTest {
     void aRegionWithDataInFewSubpartitions_hasASparseBlock_andReadsBackExactly() throws Exception {
         int n = 64;
         int[] lanes = {5, 50};
-        ShuffleOptions options =
-                ShuffleOptions.builder()
-                        .pageSizeBytes(1024)
-                        .sortBufferPages(2)
-                        .writeBatchPages(1)
-                        .compression(Compression.NONE)
-                        .gatePages(4)
-                        .totalPages(64)
-                        .build();
+        ShuffleOptions options = options(2, 1).gatePages(4).build();
         SortIndex checks = new SortIndex();
         try (ShuffleWorker worker = new ShuffleWorker(options, dir)) {
             BlockingPartition partition;
@@ -149,5 +134,15 @@ class SortFileLayoutTest {
             }
             partition.release();
         }
+    }
+
+    /** 1 KiB pages, 64 of them, no compression, and the sort and batch pages given. */
+    private static ShuffleOptions.Builder options(int sortPages, int batchPages) {
+        return ShuffleOptions.builder()
+                .pageSizeBytes(1024)
+                .sortBufferPages(sortPages)
+                .writeBatchPages(batchPages)
+                .compression(Compression.NONE)
+                .totalPages(64);
     }
 }
