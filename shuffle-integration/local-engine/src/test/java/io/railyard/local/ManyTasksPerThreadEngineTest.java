@@ -23,10 +23,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * must finish exactly, without a restart and within the watchdog (a deadlock would end it as a
  * timeout), leaving no page, file or partition behind.
  *
- * <p>Seeded mutation: with a start that waits for spare pages without end ({@code
- * TaskRun.mayAwaitSpare} always true, so no start has borrowers asked back), the PIPELINED row
- * hangs — the first sources hold every page waiting for sinks that wait for pages — and times out.
- * (With {@code PoolRoom}'s patience unbounded instead it still finishes, in 28 s.)
+ * <p>Seeded mutation: with a sink's start that waits for spare pages as a source's does, and
+ * without end (the no-inputs condition of {@code TaskShuffle.tryStart}'s spare-page wait removed
+ * and {@code TaskRun.mayAwaitSpare} always true), the PIPELINED row hangs — the first sources hold
+ * every page waiting for sinks that wait for pages — and times out. With the first alone it
+ * finishes, slowly (about 22 s: each sink's start then waits out the 1 s patience).
  */
 class ManyTasksPerThreadEngineTest {
     private static final int PARALLELISM = 200;

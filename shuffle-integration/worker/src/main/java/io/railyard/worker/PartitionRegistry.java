@@ -26,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>A consumer may ask before the producer registered the partition (both deployed in one step,
  *       the consumer's slot first — Flink's consumers retry a partition request likewise): {@link
- *       #await} waits for it while the worker makes progress: it gives up once neither it nor any
+ *       #await} waits for it while its producer may still come: as long as a live producer deployed
+ *       here said it will register it ({@link #expect}) — one that waits for a slot or for network
+ *       memory is not dead, and those waits are bounded — and otherwise until neither it nor any
  *       other partition was registered here for {@value #WAIT_MILLIS} ms (a worker that is slow
  *       because it is loaded still registers partitions; one whose producer never comes does not).
  *   <li>A released partition is gone for good: asking for it fails at once with {@link
@@ -37,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe: one monitor guards the registry; waiting consumers wait on it (and re-check their
  * own cancellation at least every 50 ms). A partition's release runs outside the monitor.
- * Operations are O(1) but {@link #releaseAll}, O(partitions).
+ * Operations are O(1) but {@link #releaseAll}, O(partitions). Memory: an entry per registered,
+ * released and expected partition.
  */
 public final class PartitionRegistry {
     /** How long {@link #await} waits without any partition registered here, by default. */
@@ -55,6 +58,10 @@ public final class PartitionRegistry {
 
     @GuardedBy("this")
     private final Set<PartitionId> released = new HashSet<>();
+
+    // The partitions producers deployed here will register, with who will (expect).
+    @GuardedBy("this")
+    private final Map<PartitionId, Producer> expected = new HashMap<>();
 
     // Who waits for a partition to be registered or released (whenThere).
     @GuardedBy("this")
@@ -107,12 +114,37 @@ public final class PartitionRegistry {
                 return false;
             }
             partitions.put(id, partition);
+            expected.remove(id);
             lastRegisteredNanos = System.nanoTime();
             notifyAll();
             wake = waiters.remove(id);
         }
         runAll(wake);
         return true;
+    }
+
+    /**
+     * {@code producer}, deployed on this worker, will register {@code id} unless it ends first: a
+     * wait for {@code id} does not give up while it is expected and {@code producer} is not
+     * cancelled. Ends with {@link #register} or {@link #withdraw}. O(1).
+     */
+    public synchronized void expect(PartitionId id, Producer producer) {
+        expected.put(id, producer);
+    }
+
+    /**
+     * The producer that said it will register {@code id} ended without doing so: waits for it give
+     * up as for a partition nobody said it will register. Idempotent. O(1).
+     */
+    public synchronized void withdraw(PartitionId id) {
+        expected.remove(id);
+    }
+
+    /** Whether a live producer deployed here will still register {@code id} (under the monitor). */
+    @GuardedBy("this")
+    private boolean isComing(PartitionId id) {
+        Producer producer = expected.get(id);
+        return producer != null && !producer.isCancelled();
     }
 
     private static void runAll(@Nullable List<Runnable> listeners) {
@@ -155,14 +187,16 @@ public final class PartitionRegistry {
 
     /**
      * Checks a wait for a partition that began at {@code sinceNanos} ({@link System#nanoTime}): it
-     * gives up once neither the partition nor any other was registered here for the registry's
-     * wait, as {@link #await} does. O(1).
+     * gives up once no live producer deployed here is expected to register it and neither it nor
+     * any other partition was registered here for the registry's wait, as {@link #await} does.
+     * O(1).
      *
      * @throws PartitionLostException naming {@code id}, if the wait gives up
      */
     public synchronized void checkWait(PartitionId id, long sinceNanos)
             throws PartitionLostException {
-        if (Math.max(sinceNanos, lastRegisteredNanos) + waitNanos - System.nanoTime() <= 0) {
+        if (!isComing(id)
+                && Math.max(sinceNanos, lastRegisteredNanos) + waitNanos - System.nanoTime() <= 0) {
             throw noProducer(id);
         }
     }
@@ -175,8 +209,8 @@ public final class PartitionRegistry {
     private PartitionLostException noProducer(PartitionId id) {
         return new PartitionLostException(
                 id,
-                "no producer registered it, and no other partition was registered on this"
-                        + " worker, for "
+                "no producer registered it or will (none deployed on this worker), and no other"
+                        + " partition was registered on this worker, for "
                         + TimeUnit.NANOSECONDS.toMillis(waitNanos)
                         + " ms",
                 null);
@@ -194,8 +228,9 @@ public final class PartitionRegistry {
     /**
      * The partition {@code id}, waiting for it if it is not registered yet; see the class notes.
      *
-     * @throws PartitionLostException naming {@code id}, if it was released, or if neither it nor
-     *     any other partition was registered here for the registry's wait while it waited
+     * @throws PartitionLostException naming {@code id}, if it was released, or if no live producer
+     *     deployed here was expected to register it and neither it nor any other partition was
+     *     registered here for the registry's wait while it waited
      * @throws InterruptedException if the thread was interrupted while waiting
      * @throws RuntimeException {@code waiter}'s cancellation, checked while waiting
      */
@@ -213,7 +248,10 @@ public final class PartitionRegistry {
             // Progress refreshes the deadline: the last registration here, if after the wait began.
             long left = Math.max(since, lastRegisteredNanos) + waitNanos - System.nanoTime();
             if (left <= 0) {
-                throw noProducer(id);
+                if (!isComing(id)) {
+                    throw noProducer(id);
+                }
+                left = TimeUnit.MILLISECONDS.toNanos(RECHECK_MILLIS); // its producer may still come
             }
             waiter.checkNotCancelled();
             wait(Math.max(1, Math.min(RECHECK_MILLIS, TimeUnit.NANOSECONDS.toMillis(left))));
@@ -232,6 +270,7 @@ public final class PartitionRegistry {
         List<Runnable> wake;
         synchronized (this) {
             released.add(id);
+            expected.remove(id);
             partition = partitions.remove(id);
             notifyAll();
             wake = waiters.remove(id);

@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>Phases: it waits for a slot; it starts (creates its blocking partitions and opens its gates
  *       — waiting, without a thread, for network memory or for a partition not registered yet); it
  *       runs its code; it finishes its partitions and ends. Each phase runs in steps on one of the
- *       worker's threads, never two steps at once.
+ *       worker's threads, never two steps at once. A task that started yields before it runs its
+ *       code, so the tasks admitted with it start (a sink opens its gate) before any of them runs
+ *       (a source fills the pool).
  *   <li>Waiting: a step that cannot go on registers its waker where it waits — a gate's
  *       availability, an output's room, the pool's pledges, a registry's next registration, or the
  *       timer — and returns; the waker queues the next step. The scheduling state ({@code IDLE},
@@ -256,6 +258,7 @@ final class TaskRun implements TaskContext, TaskShuffle.Attempt, TaskSlots.Admit
                     return false;
                 }
                 started = true;
+                return false; // yields: the tasks admitted with it start before any of them runs
             }
             doing = "running";
             turnStart = System.nanoTime();

@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * registered yet); {@link #finish} finishes every writer and registers the blocking partitions
  * (unless the attempt was cancelled meanwhile: then they are released); {@link #close} abandons
  * whatever is still open — unfinished writers' files and pages go, gates close. Partitions that
- * were registered stay: the JobManager releases them.
+ * were registered stay: the JobManager releases them. From deployment to {@link #close}, the
+ * worker's registry expects the attempt's partitions ({@link PartitionRegistry#expect}): their
+ * consumers wait for a producer that waits for a slot or for memory as long as it waits.
  *
  * <p>Not thread-safe: owned by the task's thread (its deployment by the thread that deploys).
  */
@@ -52,6 +54,9 @@ public final class TaskShuffle implements AutoCloseable {
         this.descriptor = descriptor;
         this.attempt = owner;
         this.writers = new ResultPartitionWriter[descriptor.produced().size()];
+        for (ProducedPartition produced : descriptor.produced()) {
+            environment.partitions().expect(partitionId(produced), owner);
+        }
     }
 
     /** Number of outputs: the datasets the task produces. */
@@ -159,7 +164,9 @@ public final class TaskShuffle implements AutoCloseable {
      * seen: wait for the next). With {@code mayAwaitSpare}, a start whose pages the pool could
      * pledge only by asking borrowers back, while pages lent to pipelined partitions would cover
      * them once consumed, creates nothing and says to wait for them ({@link Start.AwaitSpare}):
-     * pipelined data then stays in memory instead of being spilled for a task that can wait.
+     * pipelined data then stays in memory instead of being spilled for a task that can wait. A task
+     * with inputs never waits so: pages lent to pipelined partitions come back only as their
+     * consumers read, and it may be one of them.
      *
      * <p>Costs: each try after a memory shortage creates again what the last one closed (blocking
      * partitions' files included).
@@ -171,7 +178,7 @@ public final class TaskShuffle implements AutoCloseable {
     public Start tryStart(boolean mayAwaitSpare) throws IOException {
         NetworkBufferPool pool = environment.shuffle().bufferPool();
         int pledgeable = pool.pledgeablePages();
-        if (mayAwaitSpare && !registered) {
+        if (mayAwaitSpare && !registered && descriptor.inputs().isEmpty()) {
             int pages = pagesToStart();
             int spare = pool.sparePages();
             if (spare < pages && pages <= pledgeable && spare + pool.drainingPages() >= pages) {
@@ -291,9 +298,15 @@ public final class TaskShuffle implements AutoCloseable {
         }
     }
 
-    /** Abandons what is still open: unfinished writers' files and pages go, gates close. */
+    /**
+     * Abandons what is still open: unfinished writers' files and pages go, gates close, and the
+     * registry no longer expects the partitions it did not register.
+     */
     @Override
     public void close() {
+        for (ProducedPartition produced : descriptor.produced()) {
+            environment.partitions().withdraw(partitionId(produced));
+        }
         for (int k = 0; k < writers.length; k++) {
             ResultPartitionWriter writer = writers[k];
             if (writer != null) {

@@ -152,4 +152,43 @@ class PartitionRegistryTest {
                 .hasMessageContaining(
                         "no other partition was registered on this worker, for 200 ms");
     }
+
+    @Test
+    void aConsumerWaitingForAnExpectedPartition_waitsPastTheNoProgressTime_untilItsProducerEnds()
+            throws Exception {
+        PartitionRegistry idle = new PartitionRegistry(Duration.ofMillis(200));
+        idle.expect(id, () -> false); // deployed here, waiting for memory: registers nothing
+        CompletableFuture<ResultPartition> found =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return idle.await(id, PATIENT);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+        Thread.sleep(600); // three times the no-progress time
+        assertThat(found).as("waits for a live producer deployed here").isNotDone();
+        long since = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+        idle.checkWait(id, since); // the non-blocking check agrees: no exception
+
+        idle.withdraw(id); // the producer ended without registering it
+
+        assertThatThrownBy(() -> found.get(10, TimeUnit.SECONDS))
+                .hasRootCauseInstanceOf(PartitionLostException.class)
+                .hasMessageContaining("p3.a1");
+        assertThatThrownBy(() -> idle.checkWait(id, since))
+                .isInstanceOf(PartitionLostException.class)
+                .hasMessageContaining("none deployed on this worker");
+    }
+
+    @Test
+    void aWaitForAPartitionExpectedFromACancelledProducer_givesUpAfterTheNoProgressTime() {
+        PartitionRegistry idle = new PartitionRegistry(Duration.ofMillis(200));
+        idle.expect(id, () -> true);
+
+        assertThatThrownBy(() -> idle.await(id, PATIENT))
+                .isInstanceOf(PartitionLostException.class)
+                .hasMessageContaining("p3.a1");
+    }
 }
