@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.NettyShuffleEnvironmentOptions;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -29,13 +31,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Whole batch jobs, side by side (see {@link SideBySide}): flink-benchmarks' {@code
- * BlockingPartitionBenchmark} shape (a source of longs → sink, P = 4, chaining off) and a keyed
- * all-to-all variant, each with BLOCKING, HYBRID_FULL and HYBRID_SELECTIVE exchanges, run on
- * Railyard's local engine ({@link RailyardBatchJobs}) or on Flink 2.3's MiniCluster ({@link
- * FlinkBatchJobs}) with the same records ({@link LongJobs}: {@code recordsPerSubtask} longs per
- * source subtask, 4 × that per job), 8 slots, 64 MiB of network memory in 32 KiB pages and the same
- * compression. Each invocation runs one job from submission to its end; both sides check that their
- * sinks counted exactly the records sent (count and checksum), Railyard also that nothing leaked.
+ * BlockingPartitionBenchmark} shape (a source of longs → sink, P = 4 or {@code subtasks}, chaining
+ * off) and a keyed all-to-all variant, each with BLOCKING, HYBRID_FULL and HYBRID_SELECTIVE
+ * exchanges, run on Railyard's local engine ({@link RailyardBatchJobs}) or on Flink 2.3's
+ * MiniCluster ({@link FlinkBatchJobs}) with the same records ({@link LongJobs}: {@code
+ * recordsPerSubtask} longs per source subtask, subtasks × that per job), 8 slots, 64 MiB of network
+ * memory in 32 KiB pages and the same compression. Each invocation runs one job from submission to
+ * its end; both sides check that their sinks counted exactly the records sent (count and checksum),
+ * Railyard also that nothing leaked.
  *
  * <p>Scores: {@code job} is jobs/s, {@code job:records} the records the sinks received per second
  * (an {@link AuxCounters} counter), the number to compare, and {@code job:cpu} the cores the
@@ -68,9 +71,18 @@ public class MiniClusterSideBySideBenchmark {
     @SuppressWarnings("NullAway.Init") // set by JMH before setup
     public Exchange mode;
 
-    /** Longs per source subtask (flink-benchmarks: 15,000,000), 4 × that per job. */
+    /** Longs per source subtask (flink-benchmarks: 15,000,000), subtasks × that per job. */
     @Param({"10000000"})
     public long recordsPerSubtask;
+
+    /**
+     * Subtasks per vertex, on the same {@value LongJobs#SLOTS} slots on both sides: {@code -p
+     * subtasks=1000 -p shape=KEYED_ALL_TO_ALL -p mode=BLOCKING -p recordsPerSubtask=10000} is the
+     * row at 1,000 × 1,000 (10^6 connections, tasks in waves of 8). Not named parallelism, which
+     * the JMH smoke tests set to 1,000 in every benchmark that has it.
+     */
+    @Param({"4"})
+    public int subtasks;
 
     /** The codec of both sides (Flink's {@code taskmanager.network.compression.codec}). */
     @Param({"NONE"})
@@ -80,6 +92,10 @@ public class MiniClusterSideBySideBenchmark {
     @Param({"RAILYARD", "FLINK"})
     @SuppressWarnings("NullAway.Init") // set by JMH before setup
     public SideBySide system;
+
+    /** Pages of a Railyard gate in the engine of {@link RailyardBatchJobs} (64). */
+    static final int GATE_PAGES =
+            RailyardBatchJobs.options(ShuffleOptions.Compression.NONE).gatePages();
 
     private static final OperatingSystemMXBean OS =
             (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -116,13 +132,28 @@ public class MiniClusterSideBySideBenchmark {
     /** Starts the system's engine or MiniCluster and computes what every job's sinks must count. */
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        expected = LongJobs.expected(recordsPerSubtask);
+        expected = LongJobs.expected(recordsPerSubtask, subtasks);
         Path parent = Path.of(System.getProperty("java.io.tmpdir"));
         if (system == SideBySide.RAILYARD) {
             railyard = RailyardBatchJobs.start(parent, compression);
         } else {
-            flink = FlinkBatchJobs.start(parent, compression, mode);
+            flink = FlinkBatchJobs.start(parent, compression, mode, gateBuffers());
         }
+    }
+
+    /**
+     * Flink's input gates need at most as many buffers as Railyard's gates have pages ({@link
+     * #GATE_PAGES}, 64): Flink's default for batch jobs, 1,000, makes 8 gates of 1,000 channels ask
+     * for 8,000 of the 2,048 buffers in 64 MiB, and the job fails. Below 32 channels per gate (2
+     * buffers each and 8 floating) Flink asks for fewer anyway, so the rows at 4 subtasks are
+     * Flink's defaults.
+     */
+    static Configuration gateBuffers() {
+        Configuration config = new Configuration();
+        config.set(
+                NettyShuffleEnvironmentOptions.NETWORK_READ_MAX_REQUIRED_BUFFERS_PER_GATE,
+                GATE_PAGES);
+        return config;
     }
 
     /** Stops the engine or the MiniCluster and removes its files. */
@@ -151,9 +182,11 @@ public class MiniClusterSideBySideBenchmark {
         long cpuBefore = OS.getProcessCpuTime();
         Tally got;
         if (r != null) {
-            got = RailyardBatchJobs.check(r.run(shape, mode, recordsPerSubtask), expected);
+            got =
+                    RailyardBatchJobs.check(
+                            r.run(shape, mode, recordsPerSubtask, subtasks), expected);
         } else if (f != null) {
-            got = FlinkBatchJobs.check(f.run(shape, recordsPerSubtask), expected);
+            got = FlinkBatchJobs.check(f.run(shape, recordsPerSubtask, subtasks), expected);
         } else {
             throw new IllegalStateException(system + ": not set up");
         }

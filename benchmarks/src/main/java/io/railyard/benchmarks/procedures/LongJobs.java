@@ -125,9 +125,19 @@ public final class LongJobs implements TaskCode.Factory {
 
     /** Railyard's job graph: vertex 0 "source" (4) → vertex 1 "sink" (4), one edge. */
     public static JobGraph graph(Shape shape, Exchange exchange) {
+        return graph(shape, exchange, PARALLELISM);
+    }
+
+    /**
+     * The job graph of {@link #graph(Shape, Exchange)} with {@code parallelism} subtasks per vertex
+     * (a keyed all-to-all edge of parallelism × parallelism connections).
+     *
+     * @throws IllegalArgumentException if {@code parallelism} is below 1
+     */
+    public static JobGraph graph(Shape shape, Exchange exchange, int parallelism) {
         return JobGraph.builder()
-                .addVertex("source", PARALLELISM)
-                .addVertex("sink", PARALLELISM)
+                .addVertex("source", parallelism)
+                .addVertex("sink", parallelism)
                 .connect("source", "sink", shape.pattern(), exchange.type())
                 .build();
     }

@@ -66,8 +66,22 @@ public final class RailyardBatchJobs implements AutoCloseable {
      */
     public JobResult run(Shape shape, Exchange exchange, long recordsPerSubtask)
             throws TimeoutException, InterruptedException, IOException {
+        return run(shape, exchange, recordsPerSubtask, LongJobs.PARALLELISM);
+    }
+
+    /**
+     * Runs one job as {@link #run(Shape, Exchange, long)} does with {@code parallelism} subtasks
+     * per vertex, on the same {@value LongJobs#SLOTS} slots (a blocking job's tasks run in waves).
+     *
+     * @throws TimeoutException if it did not end within {@link #TIMEOUT}
+     * @throws InterruptedException if interrupted while waiting (the job is cancelled)
+     * @throws IOException if the engine cannot list its directories
+     * @throws IllegalArgumentException if {@code parallelism} is below 1
+     */
+    public JobResult run(Shape shape, Exchange exchange, long recordsPerSubtask, int parallelism)
+            throws TimeoutException, InterruptedException, IOException {
         return engine.run(
-                LongJobs.graph(shape, exchange),
+                LongJobs.graph(shape, exchange, parallelism),
                 LongJobs.of(recordsPerSubtask),
                 RestartBackoffPolicy.noRestart(),
                 TIMEOUT);

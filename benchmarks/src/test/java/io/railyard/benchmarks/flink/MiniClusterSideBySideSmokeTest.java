@@ -103,6 +103,28 @@ class MiniClusterSideBySideSmokeTest {
                 MiniClusterSideBySideBenchmark.class);
     }
 
+    /**
+     * The wide row's job ({@code -p subtasks}): a keyed all-to-all BLOCKING job of 100 × 100 on the
+     * same 8 slots, Flink's gates capped as the benchmark caps them; both sides exact.
+     */
+    @Test
+    void wideRow_bothSidesDeliverEveryRecordOnce() throws Exception {
+        int subtasks = 100;
+        long n = 1_000;
+        Tally expected = LongJobs.expected(n, subtasks);
+        try (FlinkBatchJobs flink =
+                FlinkBatchJobs.start(
+                        directory,
+                        ShuffleOptions.Compression.NONE,
+                        Exchange.BLOCKING,
+                        MiniClusterSideBySideBenchmark.gateBuffers())) {
+            assertThat(flink.run(Shape.KEYED_ALL_TO_ALL, n, subtasks)).isEqualTo(expected);
+        }
+        JobResult result = railyard.run(Shape.KEYED_ALL_TO_ALL, Exchange.BLOCKING, n, subtasks);
+        assertThat(RailyardBatchJobs.check(result, expected)).isEqualTo(expected);
+        assertThat(result.stats().maxSlotsBusy()).isLessThanOrEqualTo(LongJobs.SLOTS);
+    }
+
     /** The checks fail on a wrong count: they are what the benchmark relies on per job. */
     @Test
     void checks_rejectAWrongTally() throws Exception {
