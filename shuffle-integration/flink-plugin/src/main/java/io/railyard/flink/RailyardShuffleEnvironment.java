@@ -14,6 +14,8 @@ import io.railyard.worker.PartitionRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -637,6 +639,22 @@ public final class RailyardShuffleEnvironment
             fallback.close();
         }
         shuffle.close();
+        removeDirectory();
+    }
+
+    /**
+     * Removes the TaskManager's shuffle directory, which this environment made: empty once every
+     * partition was released. One with files left is kept, and said (a leak to look into).
+     */
+    private void removeDirectory() throws IOException {
+        try {
+            Files.deleteIfExists(directory);
+        } catch (DirectoryNotEmptyException e) {
+            LOG.warning(
+                    "Railyard's shuffle directory "
+                            + directory
+                            + " still holds files after every partition was released; kept");
+        }
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

@@ -3,7 +3,9 @@ package io.railyard.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -48,6 +50,19 @@ class FlinkFallbackAndConfigTest {
 
         assertThat(FlinkClusters.output("records")).isEqualTo(everyRecordOnce());
         assertNothingOnRailyard();
+    }
+
+    @Test
+    void closingTheCluster_removesEveryTaskManagersShuffleDirectory() throws Exception {
+        cluster = FlinkClusters.start(2, 2, new Configuration());
+        List<RailyardShuffleEnvironment> environments =
+                List.copyOf(RecordingShuffleServiceFactory.ENVIRONMENTS);
+        assertThat(environments).hasSize(2).allMatch(e -> Files.isDirectory(e.directory()));
+
+        cluster.closeAsync().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        cluster = null;
+
+        assertThat(environments).noneMatch(e -> Files.exists(e.directory()));
     }
 
     @Test
