@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,6 +64,9 @@ public final class ShuffleEnvironment {
     // that is offloaded, so all its consumers here share one feed).
     @GuardedBy("this")
     private final IdentityHashMap<GroupDescriptors, GroupInput> inputs = new IdentityHashMap<>();
+
+    // Pages pledged to the pipelined writers of attempts started and not finished here.
+    private final AtomicInteger pipelinedWriterPages = new AtomicInteger();
 
     /**
      * The environment of worker {@code worker}, writing through {@code shuffle}, BLOCKING results
@@ -150,6 +154,20 @@ public final class ShuffleEnvironment {
     /** This worker's shuffle layer. */
     public ShuffleWorker shuffle() {
         return shuffle;
+    }
+
+    /**
+     * Pages pledged to the pipelined writers of the attempts that started here and have not
+     * finished: a source that would write a pipelined partition starts while as many pages stay
+     * spare, for those writers' resident regions ({@link TaskShuffle#tryStart}). O(1).
+     */
+    int pipelinedWriterPages() {
+        return pipelinedWriterPages.get();
+    }
+
+    /** Pipelined writers of {@code delta} pages started (positive) or finished (negative). */
+    void addPipelinedWriterPages(int delta) {
+        pipelinedWriterPages.addAndGet(delta);
     }
 
     /** The partitions this worker holds. */

@@ -66,7 +66,7 @@ final class TaskRun implements TaskContext, TaskShuffle.Attempt, TaskSlots.Admit
 
     /**
      * How long a start waits for spare pages while no pipelined partition of the worker gives one
-     * back, before it has borrowers asked back instead (1 s).
+     * back and no consumer reads from memory, before it has borrowers asked back instead (1 s).
      */
     static final long SPARE_PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -92,7 +92,7 @@ final class TaskRun implements TaskContext, TaskShuffle.Attempt, TaskSlots.Admit
     private TaskShuffle.Start.@Nullable AwaitMemory memoryWait; // the shortage it waits out
     private long memoryWaitSince;
     private long spareWaitSince = -1; // waiting for spare pages since, without any drained
-    private long drainedMark; // the pool's drained pages when that began
+    private long consumedMark; // the worker's memory consumption when that began
     private volatile boolean spareListening; // a spare-page listener is registered
     private volatile boolean inputCheckQueued; // a timer wake to check its inputs' waits is queued
     private List<InputGate> gates = List.of();
@@ -310,16 +310,18 @@ final class TaskRun implements TaskContext, TaskShuffle.Attempt, TaskSlots.Admit
 
     /**
      * Whether the start may still wait for spare pages rather than have borrowers asked back: until
-     * no pipelined partition of the worker gave a page back for {@link #SPARE_PATIENCE_NANOS}
-     * (their consumers do not read: waiting longer would not help).
+     * for {@link #SPARE_PATIENCE_NANOS} no pipelined partition of the worker gave a page back and
+     * no consumer read from memory ({@link
+     * io.railyard.shuffle.partition.ShuffleWorker#memoryConsumption}: their consumers do not read,
+     * waiting longer would not help).
      */
     private boolean mayAwaitSpare(long now) {
         if (spareWaitSince < 0) {
             return true;
         }
-        long drained = worker.environment().shuffle().bufferPool().drainedPages();
-        if (drained != drainedMark) {
-            drainedMark = drained;
+        long consumed = worker.environment().shuffle().memoryConsumption();
+        if (consumed != consumedMark) {
+            consumedMark = consumed;
             spareWaitSince = now;
             return true;
         }
@@ -330,7 +332,7 @@ final class TaskRun implements TaskContext, TaskShuffle.Attempt, TaskSlots.Admit
     private void awaitSpare(TaskShuffle.Start.AwaitSpare spare, long now) {
         if (spareWaitSince < 0) {
             spareWaitSince = now;
-            drainedMark = spare.pool().drainedPages();
+            consumedMark = worker.environment().shuffle().memoryConsumption();
         }
         doing =
                 "starting: waiting for "

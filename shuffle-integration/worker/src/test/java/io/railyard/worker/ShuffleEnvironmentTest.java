@@ -167,6 +167,67 @@ class ShuffleEnvironmentTest {
                 .hasValue(2);
     }
 
+    /**
+     * Pipelined sources on one worker start while, after their own writer's pledge, the pages
+     * pledged to the pipelined writers running there stay spare (room for those writers' resident
+     * regions); one beyond that waits for spare pages, and starts once a running writer finished.
+     * Sinks do not wait so, and the count goes back to 0.
+     */
+    @Test
+    void pipelinedSources_startWhileTheRunningWritersPledgeStaysSpare() throws Exception {
+        int sources = 8;
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("source", sources)
+                        .addVertex("sink", 1)
+                        .connect("source", "sink", ALL_TO_ALL, ResultPartitionType.PIPELINED)
+                        .build();
+        List<TaskDeploymentDescriptor> tasks = descriptors(graph, 1);
+        ShuffleEnvironment worker = workers.get(0);
+        int pages = worker.shuffle().writerPages(PartitionKind.PIPELINED, 1);
+        List<TaskShuffle> started = new ArrayList<>();
+        TaskShuffle waiting = null;
+        TaskShuffle.Start.AwaitSpare wait = null;
+        for (int source = 0; source < sources && waiting == null; source++) {
+            TaskShuffle shuffle = worker.deploy(tasks.get(source), RUNNING);
+            int spare = worker.shuffle().bufferPool().sparePages();
+            int reserve = worker.pipelinedWriterPages();
+            TaskShuffle.Start start = shuffle.tryStart(true);
+            if (start instanceof TaskShuffle.Start.AwaitSpare spareWait) {
+                assertThat(spare)
+                        .as("fits alone, not beside the reserve")
+                        .isBetween(pages, pages + reserve - 1);
+                waiting = shuffle;
+                wait = spareWait;
+            } else {
+                assertThat(start).isInstanceOf(TaskShuffle.Start.Started.class);
+                assertThat(spare).isGreaterThanOrEqualTo(pages + reserve);
+                started.add(shuffle);
+            }
+        }
+        assertThat(waiting)
+                .as("the pool of 256 pages cannot hold 8 writers beside their reserve")
+                .isNotNull();
+        assertThat(started).hasSizeGreaterThan(1);
+        assertThat(wait.pages()).isEqualTo(pages + started.size() * pages);
+        assertThat(worker.pipelinedWriterPages()).isEqualTo(started.size() * pages);
+
+        TaskShuffle sink = worker.deploy(tasks.get(sources), RUNNING);
+        assertThat(sink.tryStart(true))
+                .as("a sink never waits for spare pages")
+                .isInstanceOf(TaskShuffle.Start.Started.class);
+        for (TaskShuffle done : started) {
+            done.finish();
+            done.close();
+        }
+        assertThat(worker.pipelinedWriterPages()).isZero();
+        assertThat(waiting.tryStart(true)).isInstanceOf(TaskShuffle.Start.Started.class);
+        assertThat(worker.pipelinedWriterPages()).isEqualTo(pages);
+        waiting.close();
+        sink.close();
+        assertThat(worker.pipelinedWriterPages()).isZero();
+    }
+
     @Test
     void aReleasedInput_failsTheGate_namingThePartition() throws Exception {
         JobGraph graph = job(ResultPartitionType.BLOCKING);

@@ -79,6 +79,8 @@ public final class HybridPartition extends ResultPartition {
     @GuardedBy("this")
     private final HybridTally tally;
 
+    private final HybridCounters worker;
+
     @GuardedBy("this")
     private final HybridRegions regions;
 
@@ -126,6 +128,7 @@ public final class HybridPartition extends ResultPartition {
         this.files = new HybridFiles(id, dataFile, spillFile);
         this.owner = owner;
         this.tally = new HybridTally(worker);
+        this.worker = worker;
         this.regions = new HybridRegions(tally);
         this.hybridReaders = new HybridReaders(kind.isReadOnce(), numSubpartitions);
         this.cursors = new HybridCursors(this, regions, hybridReaders, tally, files);
@@ -208,6 +211,16 @@ public final class HybridPartition extends ResultPartition {
     /** Resident pages now. */
     synchronized int residentPages() {
         return tally.residentPages();
+    }
+
+    /**
+     * Bytes that consumers read from resident regions of any hybrid or pipelined partition of the
+     * worker so far: it grows while they read, whether or not a region drains yet ({@link
+     * PoolRoom}'s sign of progress). Thread-safe, O(cells of a {@link
+     * java.util.concurrent.atomic.LongAdder}).
+     */
+    long workerBytesReadFromMemory() {
+        return worker.readFromMemory.sum();
     }
 
     /**

@@ -89,7 +89,10 @@ public abstract sealed class HybridPartitionWriter extends AbstractPartitionWrit
                 (int) Math.floor(options.hybridMemoryFraction() * pool.totalPages());
         this.spillFraction = options.hybridSpillFraction();
         this.pipelinedBound = pipelinedBoundPages(options);
-        this.poolRoom = partition.kind() == PartitionKind.PIPELINED ? new PoolRoom(pool) : null;
+        this.poolRoom =
+                partition.kind() == PartitionKind.PIPELINED
+                        ? new PoolRoom(pool, partition::workerBytesReadFromMemory)
+                        : null;
         this.attachedForResidence =
                 (int)
                         Math.ceil(

@@ -2,6 +2,7 @@ package io.railyard.shuffle.partition;
 
 import io.railyard.shuffle.buffer.NetworkBufferPool;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * When a {@link PartitionKind#PIPELINED pipelined} producer pauses for its worker's network memory:
@@ -9,8 +10,11 @@ import java.util.concurrent.TimeUnit;
  * pages lent to pipelined partitions ({@link NetworkBufferPool#drainingPages}) would cover the
  * difference once their consumers read them. It then waits for spare pages ({@link
  * NetworkBufferPool#onSpare}), looking again every {@link #RECHECK_MILLIS} ms; it goes on — and its
- * region goes to disk — once no draining owner gave a page back for {@link #PATIENCE_MILLIS} ms
- * (consumers that do not read), or when waiting cannot help.
+ * region goes to disk — once for {@link #PATIENCE_MILLIS} ms no draining owner gave a page back and
+ * no consumer of the worker read from memory (consumers that do not read), or when waiting cannot
+ * help. Reads count, not only pages given back: a region's pages come back once its last consumer
+ * read it, and with 10,000 consumers on 2 threads a round of them takes longer than the patience
+ * while every one of them reads.
  *
  * <p>So a pipelined job whose consumers all run keeps its data in memory: producers run as fast as
  * consumers free pages, never spilling. The check runs when the pages a seal would need grow (once
@@ -30,13 +34,19 @@ final class PoolRoom {
     private static final long PATIENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(PATIENCE_MILLIS);
 
     private final NetworkBufferPool pool;
+    private final LongSupplier bytesReadFromMemory;
     private int roomFor; // the seal size last found room for (or not worth waiting for)
     private long pausedSince = -1;
-    private long drainedMark;
+    private long progressMark; // pages drained + bytes read from memory when last seen
     private volatile boolean listening;
 
-    PoolRoom(NetworkBufferPool pool) {
+    /**
+     * Pauses for {@code pool}'s pages; {@code bytesReadFromMemory} counts what the worker's
+     * consumers read from resident regions (thread-safe, monotonic).
+     */
+    PoolRoom(NetworkBufferPool pool, LongSupplier bytesReadFromMemory) {
         this.pool = pool;
+        this.bytesReadFromMemory = bytesReadFromMemory;
     }
 
     /**
@@ -53,12 +63,12 @@ final class PoolRoom {
             return goOn(pages);
         }
         long now = System.nanoTime();
-        long drained = pool.drainedPages();
-        if (pausedSince < 0 || drained != drainedMark) {
+        long progress = pool.drainedPages() + bytesReadFromMemory.getAsLong();
+        if (pausedSince < 0 || progress != progressMark) {
             pausedSince = now;
-            drainedMark = drained;
+            progressMark = progress;
         } else if (now - pausedSince >= PATIENCE_NANOS) {
-            return goOn(pages); // nothing came back: the region goes to disk
+            return goOn(pages); // nobody read or gave back: the region goes to disk
         }
         if (!listening) {
             listening = true;

@@ -96,6 +96,16 @@ public final class ShuffleWorker implements AutoCloseable {
         return options;
     }
 
+    /**
+     * A count that grows while the worker's pipelined and hybrid data is consumed from memory:
+     * pages draining owners gave back plus bytes consumers read from resident regions. A producer
+     * or a start waiting for spare pages waits while it grows ({@code PoolRoom}). Thread-safe;
+     * O(1).
+     */
+    public long memoryConsumption() {
+        return pool.drainedPages() + hybrid.readFromMemory.sum();
+    }
+
     /** The worker's buffer pool (for observing pages per owner). */
     public NetworkBufferPool bufferPool() {
         return pool;
