@@ -40,8 +40,21 @@ final class HostTransport implements AutoCloseable {
      * @throws IOException if the fresh one cannot listen
      */
     synchronized void restart() throws IOException {
+        int lostPort = current.address().getPort();
         current.close();
-        current = WorkerTransport.start(options, shuffle);
+        WorkerTransport fresh = WorkerTransport.start(options, shuffle);
+        if (fresh.address().getPort() == lostPort) {
+            // The OS handed the freed port out again (it may): take another while this one holds
+            // it, so that the lost worker's address refuses connections as a dead process's does.
+            WorkerTransport other;
+            try {
+                other = WorkerTransport.start(options, shuffle);
+            } finally {
+                fresh.close();
+            }
+            fresh = other;
+        }
+        current = fresh;
     }
 
     @Override
