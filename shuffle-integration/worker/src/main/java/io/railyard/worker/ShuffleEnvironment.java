@@ -65,8 +65,8 @@ public final class ShuffleEnvironment {
     @GuardedBy("this")
     private final IdentityHashMap<GroupDescriptors, GroupInput> inputs = new IdentityHashMap<>();
 
-    // Pages pledged to the pipelined writers of attempts started and not finished here.
-    private final AtomicInteger pipelinedWriterPages = new AtomicInteger();
+    // Pages pledged to the pipelined and hybrid writers of attempts started and not finished here.
+    private final AtomicInteger streamingWriterPages = new AtomicInteger();
 
     /**
      * The environment of worker {@code worker}, writing through {@code shuffle}, BLOCKING results
@@ -157,17 +157,18 @@ public final class ShuffleEnvironment {
     }
 
     /**
-     * Pages pledged to the pipelined writers of the attempts that started here and have not
-     * finished: a source that would write a pipelined partition starts while as many pages stay
-     * spare, for those writers' resident regions ({@link TaskShuffle#tryStart}). O(1).
+     * Pages pledged to the writers of partitions read while written (pipelined and hybrid) of the
+     * attempts that started here and have not finished: a source that would write one starts while
+     * as many pages stay spare, for those writers' resident regions ({@link TaskShuffle#tryStart}).
+     * O(1).
      */
-    int pipelinedWriterPages() {
-        return pipelinedWriterPages.get();
+    int streamingWriterPages() {
+        return streamingWriterPages.get();
     }
 
-    /** Pipelined writers of {@code delta} pages started (positive) or finished (negative). */
-    void addPipelinedWriterPages(int delta) {
-        pipelinedWriterPages.addAndGet(delta);
+    /** Such writers of {@code delta} pages started (positive) or finished (negative). */
+    void addStreamingWriterPages(int delta) {
+        streamingWriterPages.addAndGet(delta);
     }
 
     /** The partitions this worker holds. */

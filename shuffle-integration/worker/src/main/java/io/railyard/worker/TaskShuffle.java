@@ -47,7 +47,7 @@ public final class TaskShuffle implements AutoCloseable {
     private final List<InputGate> gates = new ArrayList<>();
     private final List<GroupInput> opened = new ArrayList<>(); // the inputs its gates read
     private boolean registered; // the partitions readable while written are registered
-    private int pipelinedPages; // its pipelined writers' pledge, counted by the environment
+    private int streamingPages; // its pipelined and hybrid writers' pledge, counted by the worker
 
     TaskShuffle(
             ShuffleEnvironment environment, TaskDeploymentDescriptor descriptor, Attempt owner) {
@@ -105,26 +105,28 @@ public final class TaskShuffle implements AutoCloseable {
             }
         }
         registered = true;
-        pipelinedPages = pipelinedWriterPages();
-        environment.addPipelinedWriterPages(pipelinedPages);
+        streamingPages = streamingWriterPages();
+        environment.addStreamingWriterPages(streamingPages);
     }
 
-    /** Pages its pipelined writers pledge. O(outputs). */
-    private int pipelinedWriterPages() {
+    /**
+     * Pages its writers of partitions read while written (pipelined, hybrid) pledge. O(outputs).
+     */
+    private int streamingWriterPages() {
         int pages = 0;
         for (ProducedPartition produced : descriptor.produced()) {
             PartitionKind kind = environment.kindOf(produced.type());
-            if (kind == PartitionKind.PIPELINED) {
+            if (kind.isReadableWhileWritten()) {
                 pages += environment.shuffle().writerPages(kind, produced.numSubpartitions());
             }
         }
         return pages;
     }
 
-    /** Its pipelined writers finished or were abandoned: their pledge no longer counts. */
-    private void endPipelinedPledge() {
-        environment.addPipelinedWriterPages(-pipelinedPages);
-        pipelinedPages = 0;
+    /** Its pipelined and hybrid writers finished or were abandoned: their pledge stops counting. */
+    private void endStreamingPledge() {
+        environment.addStreamingWriterPages(-streamingPages);
+        streamingPages = 0;
     }
 
     /**
@@ -187,12 +189,12 @@ public final class TaskShuffle implements AutoCloseable {
      * them once consumed, creates nothing and says to wait for them ({@link Start.AwaitSpare}):
      * pipelined data then stays in memory instead of being spilled for a task that can wait. A task
      * with inputs never waits so: pages lent to pipelined partitions come back only as their
-     * consumers read, and it may be one of them. A source that writes a pipelined partition also
-     * waits (with {@code mayAwaitSpare}) while the spare pages would not hold its pages and, beside
-     * them, as many as the pipelined writers started on the worker pledge: room for their resident
-     * regions. Without it, sources start until their pledges take every page, and each region they
-     * seal goes to disk (3,000 × 3,000 with 10,000 records per source in 16 MiB: 58 % of the bytes
-     * spilled, 63 s; with it 0.4 % and 15.7 s).
+     * consumers read, and it may be one of them. A source that writes a pipelined or hybrid
+     * partition also waits (with {@code mayAwaitSpare}) while the spare pages would not hold its
+     * pages and, beside them, as many as the pipelined and hybrid writers started on the worker
+     * pledge: room for their resident regions. Without it, sources start until their pledges take
+     * every page, and each region they seal goes to disk (3,000 × 3,000 with 10,000 records per
+     * source in 16 MiB: 58 % of the bytes spilled, 63 s; with it 0.4 % and 15.7 s).
      *
      * <p>Costs: each try after a memory shortage creates again what the last one closed (blocking
      * partitions' files included).
@@ -210,7 +212,7 @@ public final class TaskShuffle implements AutoCloseable {
             if (spare < pages && pages <= pledgeable && spare + pool.drainingPages() >= pages) {
                 return new Start.AwaitSpare(pool, pages);
             }
-            int reserve = pipelinedWriterPages() > 0 ? environment.pipelinedWriterPages() : 0;
+            int reserve = streamingWriterPages() > 0 ? environment.streamingWriterPages() : 0;
             if (spare < pages + reserve && pages <= pledgeable) {
                 return new Start.AwaitSpare(pool, pages + reserve);
             }
@@ -315,7 +317,7 @@ public final class TaskShuffle implements AutoCloseable {
      * @throws IOException if a writer cannot finish (the rest stay open for {@link #close})
      */
     public void finish() throws IOException {
-        endPipelinedPledge();
+        endStreamingPledge();
         for (int k = 0; k < writers.length; k++) {
             ResultPartitionWriter writer = writers[k];
             if (writer != null) {
@@ -335,7 +337,7 @@ public final class TaskShuffle implements AutoCloseable {
      */
     @Override
     public void close() {
-        endPipelinedPledge();
+        endStreamingPledge();
         for (ProducedPartition produced : descriptor.produced()) {
             environment.partitions().withdraw(partitionId(produced));
         }

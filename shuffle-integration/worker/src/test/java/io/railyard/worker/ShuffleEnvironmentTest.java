@@ -191,7 +191,7 @@ class ShuffleEnvironmentTest {
         for (int source = 0; source < sources && waiting == null; source++) {
             TaskShuffle shuffle = worker.deploy(tasks.get(source), RUNNING);
             int spare = worker.shuffle().bufferPool().sparePages();
-            int reserve = worker.pipelinedWriterPages();
+            int reserve = worker.streamingWriterPages();
             TaskShuffle.Start start = shuffle.tryStart(true);
             if (start instanceof TaskShuffle.Start.AwaitSpare spareWait) {
                 assertThat(spare)
@@ -210,7 +210,7 @@ class ShuffleEnvironmentTest {
                 .isNotNull();
         assertThat(started).hasSizeGreaterThan(1);
         assertThat(wait.pages()).isEqualTo(pages + started.size() * pages);
-        assertThat(worker.pipelinedWriterPages()).isEqualTo(started.size() * pages);
+        assertThat(worker.streamingWriterPages()).isEqualTo(started.size() * pages);
 
         TaskShuffle sink = worker.deploy(tasks.get(sources), RUNNING);
         assertThat(sink.tryStart(true))
@@ -220,12 +220,12 @@ class ShuffleEnvironmentTest {
             done.finish();
             done.close();
         }
-        assertThat(worker.pipelinedWriterPages()).isZero();
+        assertThat(worker.streamingWriterPages()).isZero();
         assertThat(waiting.tryStart(true)).isInstanceOf(TaskShuffle.Start.Started.class);
-        assertThat(worker.pipelinedWriterPages()).isEqualTo(pages);
+        assertThat(worker.streamingWriterPages()).isEqualTo(pages);
         waiting.close();
         sink.close();
-        assertThat(worker.pipelinedWriterPages()).isZero();
+        assertThat(worker.streamingWriterPages()).isZero();
     }
 
     @Test
