@@ -91,7 +91,7 @@ final class TaskRun implements TaskContext, TaskShuffle.Attempt, TaskSlots.Admit
     private int clockCountdown;
     private TaskShuffle.Start.@Nullable AwaitMemory memoryWait; // the shortage it waits out
     private long memoryWaitSince;
-    private long spareWaitSince = -1; // waiting for spare pages since, without any drained
+    private long spareWaitSince = -1; // waiting for spare pages since, nothing consumed since
     private long consumedMark; // the worker's memory consumption when that began
     private volatile boolean spareListening; // a spare-page listener is registered
     private volatile boolean inputCheckQueued; // a timer wake to check its inputs' waits is queued
