@@ -47,7 +47,8 @@ public final class TaskShuffle implements AutoCloseable {
     private final List<InputGate> gates = new ArrayList<>();
     private final List<GroupInput> opened = new ArrayList<>(); // the inputs its gates read
     private boolean registered; // the partitions readable while written are registered
-    private int streamingPages; // its pipelined and hybrid writers' pledge, counted by the worker
+    private final int streamingPages; // its pipelined and hybrid writers' pledge
+    private boolean streamingCounted; // that pledge is in the environment's count
 
     TaskShuffle(
             ShuffleEnvironment environment, TaskDeploymentDescriptor descriptor, Attempt owner) {
@@ -55,6 +56,7 @@ public final class TaskShuffle implements AutoCloseable {
         this.descriptor = descriptor;
         this.attempt = owner;
         this.writers = new ResultPartitionWriter[descriptor.produced().size()];
+        this.streamingPages = streamingWriterPages();
         for (ProducedPartition produced : descriptor.produced()) {
             environment.partitions().expect(partitionId(produced), owner);
         }
@@ -105,8 +107,8 @@ public final class TaskShuffle implements AutoCloseable {
             }
         }
         registered = true;
-        streamingPages = streamingWriterPages();
         environment.addStreamingWriterPages(streamingPages);
+        streamingCounted = true;
     }
 
     /**
@@ -125,8 +127,10 @@ public final class TaskShuffle implements AutoCloseable {
 
     /** Its pipelined and hybrid writers finished or were abandoned: their pledge stops counting. */
     private void endStreamingPledge() {
-        environment.addStreamingWriterPages(-streamingPages);
-        streamingPages = 0;
+        if (streamingCounted) {
+            environment.addStreamingWriterPages(-streamingPages);
+            streamingCounted = false;
+        }
     }
 
     /**
@@ -212,7 +216,7 @@ public final class TaskShuffle implements AutoCloseable {
             if (spare < pages && pages <= pledgeable && spare + pool.drainingPages() >= pages) {
                 return new Start.AwaitSpare(pool, pages);
             }
-            int reserve = streamingWriterPages() > 0 ? environment.streamingWriterPages() : 0;
+            int reserve = streamingPages > 0 ? environment.streamingWriterPages() : 0;
             if (spare < pages + reserve && pages <= pledgeable) {
                 return new Start.AwaitSpare(pool, pages + reserve);
             }

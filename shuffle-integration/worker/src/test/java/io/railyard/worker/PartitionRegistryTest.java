@@ -40,6 +40,18 @@ class PartitionRegistryTest {
         shuffle.close();
     }
 
+    /** {@code registry.await(id)} on another thread. */
+    private CompletableFuture<ResultPartition> awaitAsync(PartitionRegistry registry) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return registry.await(id, PATIENT);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+    }
+
     /** A finished, empty sort partition of {@code partition}. */
     private ResultPartition finished(PartitionId partition) throws Exception {
         return shuffle.createPartition(partition, 2, PartitionKind.SORT).finish();
@@ -47,15 +59,7 @@ class PartitionRegistryTest {
 
     @Test
     void aConsumerAskingFirst_getsThePartitionOnceItsProducerRegistersIt() throws Exception {
-        CompletableFuture<ResultPartition> found =
-                CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return registry.await(id, PATIENT);
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                        });
+        CompletableFuture<ResultPartition> found = awaitAsync(registry);
         Thread.sleep(20); // most likely waiting by now; either order must work
         ResultPartition partition = finished(id);
 
@@ -117,15 +121,7 @@ class PartitionRegistryTest {
     void aConsumerWaitingWhileTheWorkerRegistersOtherPartitions_waitsPastTheNoProgressTime()
             throws Exception {
         PartitionRegistry slow = new PartitionRegistry(Duration.ofMillis(300));
-        CompletableFuture<ResultPartition> found =
-                CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return slow.await(id, PATIENT);
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                        });
+        CompletableFuture<ResultPartition> found = awaitAsync(slow);
         try {
             for (int other = 0; other < 10; other++) { // 1 s of progress, 100 ms apart
                 Thread.sleep(100);
@@ -158,15 +154,7 @@ class PartitionRegistryTest {
             throws Exception {
         PartitionRegistry idle = new PartitionRegistry(Duration.ofMillis(200));
         idle.expect(id, () -> false); // deployed here, waiting for memory: registers nothing
-        CompletableFuture<ResultPartition> found =
-                CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return idle.await(id, PATIENT);
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                        });
+        CompletableFuture<ResultPartition> found = awaitAsync(idle);
         Thread.sleep(600); // three times the no-progress time
         assertThat(found).as("waits for a live producer deployed here").isNotDone();
         long since = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
