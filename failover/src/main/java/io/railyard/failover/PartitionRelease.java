@@ -52,6 +52,7 @@ public final class PartitionRelease {
     private final JobGraph graph;
     private final ReleaseListener listener;
     private final TaskRangeCursor cursor;
+    private final int numTasks;
 
     private final boolean[] tracked; // per dataset: released by the scheduler
     private final PackedInts unfinishedConsumers; // per group: consumer regions not finished
@@ -77,6 +78,7 @@ public final class PartitionRelease {
         this.graph = topology.jobGraph();
         this.listener = listener;
         this.cursor = regions.newTaskRangeCursor();
+        this.numTasks = graph.numTasks();
         this.tracked = new boolean[graph.numDataSets()];
         this.unreleasableGroups = new int[graph.numDataSets()][];
         for (int d = 0; d < tracked.length; d++) {
@@ -181,7 +183,7 @@ public final class PartitionRelease {
      * @throws IndexOutOfBoundsException if {@code task} is not a task id
      */
     public void onTaskFinished(int task) {
-        checkElementIndex(task, graph.numTasks(), "task");
+        checkElementIndex(task, numTasks, "task");
         if (finishedTasks.getAndSet(task)) {
             return;
         }
@@ -195,9 +197,16 @@ public final class PartitionRelease {
         int base = singletonBase[v];
         if (base >= 0) { // alone in region base + subtask: its bit in finishedTasks is the counter
             finishedRegions.set(base + subtask);
-            for (int e : trackedInputEdges[v]) {
+            int[] edges = trackedInputEdges[v];
+            for (int k = 0; k < edges.length; k++) {
+                int e = edges[k];
                 int g = onlyGroup[e];
-                step(e, g >= 0 ? g : topology.consumedGroupOnEdge(e, subtask), -1);
+                if (g < 0) {
+                    g = topology.consumedGroupOnEdge(e, subtask);
+                }
+                if (unfinishedConsumers.add(g, -1) == 0) {
+                    becameReleasable(e, g);
+                }
             }
             return;
         }

@@ -35,6 +35,7 @@ import picocli.CommandLine.Command;
             SimulateCommand.class,
             MemoryCommand.class,
             HeapProbeCommand.class,
+            FlinkColumnCommand.class,
             JmhCommand.class,
             CommandLine.HelpCommand.class
         },

@@ -1,6 +1,7 @@
 package io.railyard.benchmarks.cli;
 
 import io.railyard.benchmarks.flink.FlinkColumnMeasurer;
+import io.railyard.benchmarks.flink.FlinkColumnProcess;
 import io.railyard.benchmarks.flink.FlinkSortShuffle;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.ShuffleThroughput;
@@ -68,9 +69,10 @@ final class ReportCommand implements Callable<Integer> {
     @Option(
             names = "--with-flink",
             description =
-                    "also measure Flink 2.x live on the same job in this process (needs a large"
-                            + " heap at P = 10,000, e.g. -Xmx8g), and Flink's sort-merge partition"
-                            + " (flink-sort) beside sort in the shuffle section")
+                    "also measure Flink 2.x live on the same job, in a JVM of its own started"
+                            + " with this one's options (needs a large heap at P = 10,000, e.g."
+                            + " -Xmx8g), and Flink's sort-merge partition (flink-sort) beside sort"
+                            + " in the shuffle section")
     private boolean withFlink;
 
     @Option(
@@ -217,7 +219,7 @@ final class ReportCommand implements Callable<Integer> {
             }
         }
         if (withFlink) {
-            report = report.withFlink(FlinkColumnMeasurer.measure(parallelism, progress));
+            report = report.withFlink(FlinkColumnProcess.measure(parallelism, progress));
         }
         if (shuffle != null) {
             ShuffleThroughput.Result result = ShuffleThroughput.measure(shuffle, progress);

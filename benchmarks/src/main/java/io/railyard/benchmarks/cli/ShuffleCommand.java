@@ -43,7 +43,9 @@ import picocli.CommandLine.Spec;
                         + " disk, read from disk and read from memory, and the most pages borrowed"
                         + " at once. With --with-flink, Flink 2.3's sort-merge partition"
                         + " (flink-sort) runs beside sort on the same records, producers, consumers,"
-                        + " network memory and page size. Consumers check that they read exactly"
+                        + " network memory and page size. Each system first runs once untimed on"
+                        + " up to 64 MiB, so that none is timed while the JIT compiles its path."
+                        + " Consumers check that they read exactly"
                         + " the records producers wrote (count and checksum). Files go to a marked"
                         + " directory under --dir that is deleted at the end and on Ctrl-C;"
                         + " directories left by killed runs are swept at start.")

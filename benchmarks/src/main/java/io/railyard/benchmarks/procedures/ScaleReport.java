@@ -18,7 +18,7 @@ import org.openjdk.jol.info.GraphLayout;
 /**
  * The scale report: every procedure measured on the reference job (source → sink, ALL_TO_ALL,
  * BLOCKING) at one parallelism, beside the figures Flink published for P = 10,000 and, when given,
- * a column measured live from Flink 2.x in the same process.
+ * a column measured live from Flink 2.x (in a JVM of its own, {@code FlinkColumnProcess}).
  *
  * <p>Procedures are timed in this process after warm-up (median of samples, see {@link Timing});
  * memory is the retained size of a structure as JOL walks it (every object reachable from it, names
@@ -46,7 +46,7 @@ public final class ScaleReport {
     public record Procedure(String key, String label, double millis) {}
 
     /**
-     * Flink 2.x measured live on the same job in the same process.
+     * Flink 2.x measured live on the same job (in a JVM of its own when the report runs it).
      *
      * @param version Flink's version
      * @param millis median milliseconds by procedure key (the keys Flink has an equivalent for)

@@ -217,6 +217,23 @@ public final class ShuffleThroughput {
                     producerBytesPerSecond);
         }
 
+        /**
+         * The settings of the untimed round each system runs before it is measured ({@link
+         * #WARMUP_BYTES}): the same, with at most that many bytes.
+         */
+        public Settings warmup() {
+            return new Settings(
+                    parallelism,
+                    Math.min(bytes, WARMUP_BYTES),
+                    recordBytes,
+                    slots,
+                    options,
+                    directory,
+                    kinds,
+                    consumers,
+                    producerBytesPerSecond);
+        }
+
         /** The same settings with hybrid consumers attached as {@code value} says. */
         public Settings withConsumers(Consumers value) {
             return new Settings(
@@ -577,17 +594,26 @@ public final class ShuffleThroughput {
 
     private ShuffleThroughput() {}
 
+    /**
+     * Bytes of the untimed round that every system (Flink's included) runs, at the same parallelism
+     * and settings, right before it is measured, so that no system is timed while the JIT compiles
+     * its path: a cold 256 MiB hybrid run spent a fifth of its CPU in the compilers and its
+     * consumers fell behind the producers.
+     */
+    public static final long WARMUP_BYTES = 64L << 20;
+
     /** Steps {@link #measure} reports to its progress listener: the limits, then each kind. */
     public static int steps(Settings settings) {
         return 1 + settings.kinds().size();
     }
 
     /**
-     * Measures the limits, then each of {@code settings.kinds()} in {@link PartitionKind} order, in
-     * a new {@link ShuffleDirectory} under {@code settings.directory()} that is deleted afterwards,
-     * and also when the JVM is stopped (Ctrl-C, SIGTERM); directories left by runs that were killed
-     * outright are swept first. An I/O failure of one system is recorded in its {@link Throughput}
-     * and the run goes on; {@code progress} hears each step.
+     * Measures the limits, then each of {@code settings.kinds()} in {@link PartitionKind} order
+     * (each after an untimed round of {@link Settings#warmup()}), in a new {@link ShuffleDirectory}
+     * under {@code settings.directory()} that is deleted afterwards, and also when the JVM is
+     * stopped (Ctrl-C, SIGTERM); directories left by runs that were killed outright are swept
+     * first. An I/O failure of one system is recorded in its {@link Throughput} and the run goes
+     * on; {@code progress} hears each step.
      *
      * @throws IOException if the run directory cannot be created or deleted
      */
@@ -617,6 +643,7 @@ public final class ShuffleThroughput {
             Map<PartitionKind, Throughput> systems = new EnumMap<>(PartitionKind.class);
             for (PartitionKind kind : settings.kinds()) {
                 progress.accept("shuffle: " + key(kind));
+                run(inRun.warmup(), kind, false); // a failure shows again in the measured run
                 systems.put(kind, run(inRun, kind, overTcp));
             }
             return new Result(Setup.of(settings), new Limits(limit, device), systems);
