@@ -28,9 +28,14 @@ import org.jspecify.annotations.Nullable;
  * this job in the {@link BlobStore}. A group read by one consumer and shipped inline is encoded for
  * each descriptor that reads it and not kept: caching it would save nothing but a redeployment's
  * encoding, and the million one-consumer groups of a pointwise job at P = 1,000,000 would hold
- * about 60 MB. An entry is dropped ({@link #invalidatePartition}) when any of its partitions gets a
- * new producer attempt or is released, releasing its blob reference; the next descriptor that needs
- * it re-encodes it. {@link #close()} drops every reference of the job.
+ * about 60 MB. Nor is a group of fewer than {@value #CACHE_MIN_PARTITIONS} partitions, whatever its
+ * consumers: encoding it costs little more than looking it up, and the half a million two-consumer
+ * groups of a pointwise fan-out at P = 1,000,000 held most of the JobManager's heap. The last such
+ * group encoded is remembered instead (one field), so that its consumers, which are consecutive
+ * tasks and deployed one after another, still share one encoding. An entry is dropped ({@link
+ * #invalidatePartition}) when any of its partitions gets a new producer attempt or is released,
+ * releasing its blob reference; the next descriptor that needs it re-encodes it. {@link #close()}
+ * drops every reference of the job.
  *
  * <h2>Stepped encodings</h2>
  *
@@ -56,6 +61,9 @@ public final class DeploymentDescriptors implements AutoCloseable {
     /** The fewest partitions of a group that {@link DeploymentSlices} encodes in steps. */
     static final int STEPPED_MIN_PARTITIONS = 64;
 
+    /** The fewest partitions of a group kept in the cache (when no other rule keeps it). */
+    static final int CACHE_MIN_PARTITIONS = 4;
+
     /** What {@link #advanceInputEncoding} returns when the next step does not fit. */
     static final int NO_ROOM = -1;
 
@@ -71,6 +79,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final OffloadOptions options;
     private final Int2ObjectOpenHashMap<InputDescriptor> cached; // by group: shared by consumers
     private final Int2ObjectOpenHashMap<GroupEncoding> pending; // by group: stepped, not done
+    private int lastGroup = -1; // the last small group encoded for several consumers, or -1
+    private @Nullable InputDescriptor lastInput; // its input descriptor
     private long encodedGroups;
     private long encodedBytes;
     private long rawBytes;
@@ -176,7 +186,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         ImmutableList.Builder<InputDescriptor> inputs = ImmutableList.builderWithExpectedSize(n);
         for (int k = 0; k < n; k++) {
             int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
-            InputDescriptor input = cached.get(g);
+            InputDescriptor input = g == lastGroup ? lastInput : cached.get(g);
             if (input == null) {
                 if (waitForStepped && isStepped(g)) {
                     return null; // the only input: nothing encoded before it
@@ -244,9 +254,13 @@ public final class DeploymentDescriptors implements AutoCloseable {
         encodedGroups++;
         encodedBytes += encoded.bytes().length;
         rawBytes += encoded.rawPayloadBytes();
-        if (keep || consumers > 1 || input instanceof InputDescriptor.Offloaded) {
+        boolean small = PackedRange.size(topology.partitionRange(g)) < CACHE_MIN_PARTITIONS;
+        if (keep || (consumers > 1 && !small) || input instanceof InputDescriptor.Offloaded) {
             cached.put(g, input);
             discardPending(g);
+        } else if (consumers > 1) {
+            lastGroup = g;
+            lastInput = input;
         }
         return input;
     }
@@ -347,6 +361,10 @@ public final class DeploymentDescriptors implements AutoCloseable {
         for (int k = 0; k < graph.numConsumerEdges(d); k++) {
             int g = topology.consumerGroupOnEdge(graph.consumerEdge(d, k), index);
             discardPending(g); // read partly before the change: start over
+            if (g == lastGroup) {
+                lastGroup = -1;
+                lastInput = null;
+            }
             if (cached.remove(g) instanceof InputDescriptor.Offloaded offloaded) {
                 try {
                     blobs.release(job, offloaded.key());
@@ -478,6 +496,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
     @Override
     public void close() throws IOException {
         cached.clear();
+        lastGroup = -1;
+        lastInput = null;
         for (GroupEncoding encoding : pending.values()) {
             encoding.discard();
         }

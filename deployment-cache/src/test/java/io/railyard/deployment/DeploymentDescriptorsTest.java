@@ -39,7 +39,8 @@ class DeploymentDescriptorsTest {
      * consumers per group: cached, encoded once); the inputs are the same either way.
      */
     @Test
-    void onlyGroupsWithSeveralConsumers_areCached() throws IOException {
+    void onlyLargerGroupsWithSeveralConsumers_areCached_smallOnesSharedByConsecutiveConsumers()
+            throws IOException {
         ExecutionTopology topology =
                 ExecutionTopology.of(
                         JobGraph.builder()
@@ -69,9 +70,18 @@ class DeploymentDescriptorsTest {
         for (int task = 6; task < 10; task++) {
             descriptors.create(task, 0);
         }
-        assertThat(descriptors.isCached(2)).as("b -> c group 0, two consumers").isTrue();
-        assertThat(descriptors.isCached(3)).isTrue();
-        assertThat(descriptors.encodedGroups()).as("two b -> c groups, once each").isEqualTo(4);
+        assertThat(descriptors.isCached(2))
+                .as("b -> c group 0: two consumers, 1 partition")
+                .isFalse();
+        assertThat(descriptors.isCached(3)).isFalse();
+        assertThat(descriptors.encodedGroups())
+                .as("two b -> c groups, once each: their consumers come one after another")
+                .isEqualTo(4);
+
+        assertThat(descriptors.create(6, 1)).isNotNull();
+        assertThat(descriptors.encodedGroups())
+                .as("c0 again, after c3: encoded again")
+                .isEqualTo(5);
     }
 
     @Test

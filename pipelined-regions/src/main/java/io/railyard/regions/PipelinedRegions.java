@@ -48,10 +48,12 @@ import org.jspecify.annotations.Nullable;
  * Nothing is stored per task or per region unless the tasks genuinely differ from their neighbours.
  * Each logical region is a <em>block</em> of consecutive region ids of one of three kinds: WHOLE
  * (one region, all tasks of its vertices), ALIGNED (region {@code base + i} is subtask {@code i} of
- * every vertex), or TABLE (an int per task, for pointwise logical regions with unequal
- * parallelism). Merged cycles and a renumbering for topological order add an int per region only
- * when they occur. The blocking reference job at 10k × 10k, 20,000 singleton regions, is two
- * ALIGNED blocks: a few hundred bytes.
+ * every vertex), or TABLE (pointwise logical regions with unequal parallelism: two ints per task of
+ * one <em>period</em>, the stretch of subtasks after which the connections repeat, shifted — a(P) →
+ * b(P/2) has P/2 periods of three tasks, so its table holds three tasks whatever P is; a block
+ * whose connections do not repeat is one period). Merged cycles and a renumbering for topological
+ * order add an int per region only when they occur. The blocking reference job at 10k × 10k, 20,000
+ * singleton regions, is two ALIGNED blocks: a few hundred bytes.
  *
  * <p>Region of a task: finding its job vertex ({@link JobGraph#vertexOfTask(int)}: O(1) for up to
  * 512 job vertices of comparable parallelism, O(log V) at worst), then O(1) given the vertex and
@@ -88,6 +90,12 @@ public final class PipelinedRegions {
 
     final int @Nullable [][] memberTasks;
 
+    /**
+     * For TABLE blocks: how many times their connections repeat ({@code RegionBuilder.periodsOf});
+     * the tables above describe one period, and a vertex's table holds its subtasks of one period.
+     */
+    final int @Nullable [] periodsOfBlock;
+
     /** Region of each pre-region, or null when they are the same (no merge, no renumbering). */
     final int @Nullable [] regionOfPreRegion;
 
@@ -109,6 +117,7 @@ public final class PipelinedRegions {
             int @Nullable [][] localRegionOfSubtask,
             @Nullable RangeTable @Nullable [] membersOfLocalRegion,
             int @Nullable [][] memberTasks,
+            int @Nullable [] periodsOfBlock,
             int @Nullable [] regionOfPreRegion,
             @Nullable RangeTable preRegionSlotsOfRegion,
             int @Nullable [] preRegionsOfRegion) {
@@ -122,6 +131,7 @@ public final class PipelinedRegions {
         this.localRegionOfSubtask = localRegionOfSubtask;
         this.membersOfLocalRegion = membersOfLocalRegion;
         this.memberTasks = memberTasks;
+        this.periodsOfBlock = periodsOfBlock;
         this.regionOfPreRegion = regionOfPreRegion;
         this.preRegionSlotsOfRegion = preRegionSlotsOfRegion;
         this.preRegionsOfRegion = preRegionsOfRegion;
@@ -231,7 +241,11 @@ public final class PipelinedRegions {
         return switch (blockKind[block]) {
             case WHOLE -> base;
             case ALIGNED -> base + subtask;
-            default -> base + localTable(v)[subtask];
+            default -> {
+                int[] table = localTable(v); // one period of v's subtasks
+                int period = subtask / table.length;
+                yield base + period * members(block).numRanges() + table[subtask % table.length];
+            }
         };
     }
 
@@ -246,7 +260,10 @@ public final class PipelinedRegions {
         return switch (blockKind[block]) {
             case WHOLE -> wholeBlockTasks(block);
             case ALIGNED -> vertexSlotsOfBlock.size(block);
-            default -> members(block).size(pre - preRegionsOfBlock.start(block));
+            default -> {
+                RangeTable members = members(block);
+                yield members.size((pre - preRegionsOfBlock.start(block)) % members.numRanges());
+            }
         };
     }
 
@@ -264,6 +281,11 @@ public final class PipelinedRegions {
         RangeTable[] tables = membersOfLocalRegion;
         checkState(tables != null && tables[block] != null, "block %s has no member table", block);
         return tables[block];
+    }
+
+    /** The subtasks of one period of job vertex {@code v}, in a TABLE block. */
+    int periodTasks(int v) {
+        return localTable(v).length;
     }
 
     int[] memberTasks(int block) {

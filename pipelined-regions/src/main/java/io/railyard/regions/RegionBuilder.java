@@ -1,11 +1,13 @@
 package io.railyard.regions;
 
+import com.google.common.math.IntMath;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.RangeTable;
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +28,7 @@ final class RegionBuilder {
     private int @Nullable [][] localRegionOfSubtask;
     private @Nullable RangeTable @Nullable [] membersOfLocalRegion;
     private int @Nullable [][] memberTasks;
+    private int @Nullable [] periodsOfBlock;
 
     /**
      * A builder; {@code allToAllMakesOneRegion} is Flink's shortcut (rule 2) and is always on
@@ -118,18 +121,22 @@ final class RegionBuilder {
     }
 
     /**
-     * Splits a pointwise-only block with unequal parallelism at task level: union-find over its
-     * tasks along every pipelined group, components numbered by their smallest task. Returns the
-     * number of components. O(tasks of the block + groups of its edges).
+     * Splits a pointwise-only block with unequal parallelism at task level: union-find over the
+     * tasks of one period of the block ({@link #periodsOf}: its connections repeat that many times,
+     * shifted by a period's subtasks of each vertex) along its pipelined groups, components
+     * numbered by their smallest task; the components of period {@code r} are those of period 0,
+     * numbered after period {@code r - 1}'s. Returns the number of components of the whole block.
+     * O(groups of its edges + tasks of one period); memory O(tasks of one period).
      */
     private int buildTable(int block) {
+        int periods = periodsOf(block);
         int[] localBase = new int[graph.numJobVertices()];
         int numTasks = 0;
         for (int slot = vertexSlotsOfBlock.start(block);
                 slot < vertexSlotsOfBlock.end(block);
                 slot++) {
             localBase[blockVertices[slot]] = numTasks;
-            numTasks += graph.parallelism(blockVertices[slot]);
+            numTasks += graph.parallelism(blockVertices[slot]) / periods;
         }
         IntUnionFind tasks = new IntUnionFind(numTasks);
         for (int slot = vertexSlotsOfBlock.start(block);
@@ -139,9 +146,13 @@ final class RegionBuilder {
             for (int k = 0; k < graph.numInputEdges(consumer); k++) {
                 int e = graph.inputEdge(consumer, k);
                 int producer = graph.edgeProducer(e);
-                if (blockOfVertex[producer] == block
-                        && graph.edgeResultType(e).mustBePipelinedConsumed()) {
-                    unionAlongGroups(e, tasks, localBase[producer], localBase[consumer]);
+                if (isInternalPipelined(e, block)) {
+                    unionAlongGroups(
+                            e,
+                            topology.numGroups(e) / periods,
+                            tasks,
+                            localBase[producer],
+                            localBase[consumer]);
                 }
             }
         }
@@ -156,16 +167,92 @@ final class RegionBuilder {
             }
             component[local] = componentOfRoot[root];
         }
-        storeTable(block, localBase, component, numComponents);
-        return numComponents;
+        storeTable(block, periods, localBase, component, numComponents);
+        return numComponents * periods;
     }
 
-    private void unionAlongGroups(int e, IntUnionFind tasks, int producerBase, int consumerBase) {
+    private boolean isInternalPipelined(int e, int block) {
+        return blockOfVertex[graph.edgeProducer(e)] == block
+                && blockOfVertex[graph.edgeConsumer(e)] == block
+                && graph.edgeResultType(e).mustBePipelinedConsumed();
+    }
+
+    /**
+     * How many identical periods the block's pipelined connections fall into: the greatest common
+     * divisor {@code r} of its vertices' parallelism when every internal pipelined edge's groups
+     * are {@code r} copies of its first {@code groups / r}, copy {@code i} shifted by {@code i}
+     * periods' partitions and consumers (a period of vertex {@code v} is {@code parallelism(v) / r}
+     * subtasks), and the first copy stays within period 0; else 1. Pointwise connections of
+     * parallelism m → n repeat every m / gcd(m, n) producers: a(P) → b(P/2) has P/2 periods of one
+     * region each. O(groups of the block's edges); allocates nothing.
+     */
+    private int periodsOf(int block) {
+        int periods = 0;
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            periods = IntMath.gcd(periods, graph.parallelism(blockVertices[slot]));
+        }
+        if (periods <= 1) {
+            return 1;
+        }
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            int consumer = blockVertices[slot];
+            for (int k = 0; k < graph.numInputEdges(consumer); k++) {
+                int e = graph.inputEdge(consumer, k);
+                if (isInternalPipelined(e, block) && !repeats(e, periods)) {
+                    return 1;
+                }
+            }
+        }
+        return periods;
+    }
+
+    /** Whether edge {@code e}'s groups are {@code periods} shifted copies (see periodsOf). */
+    private boolean repeats(int e, int periods) {
+        int numGroups = topology.numGroups(e);
+        if (numGroups % periods != 0) {
+            return false;
+        }
+        int perPeriod = numGroups / periods;
+        int first = topology.firstGroup(e);
+        int producerPeriod = graph.parallelism(graph.edgeProducer(e)) / periods;
+        int consumerPeriod = graph.parallelism(graph.edgeConsumer(e)) / periods;
         int firstPartition = graph.firstPartition(graph.edgeDataSet(e));
         int firstConsumer = graph.firstTask(graph.edgeConsumer(e));
-        for (int g = topology.firstGroup(e);
-                g < topology.firstGroup(e) + topology.numGroups(e);
-                g++) {
+        for (int i = 0; i < perPeriod; i++) {
+            long partitions = topology.partitionRange(first + i);
+            long consumers = topology.consumerRange(first + i);
+            if (PackedRange.end(partitions) - firstPartition > producerPeriod
+                    || PackedRange.end(consumers) - firstConsumer > consumerPeriod) {
+                return false; // the first copy reaches into the next period
+            }
+        }
+        for (int i = perPeriod; i < numGroups; i++) {
+            int period = i / perPeriod;
+            int model = first + i % perPeriod;
+            if (topology.partitionRange(first + i)
+                            != shifted(topology.partitionRange(model), period * producerPeriod)
+                    || topology.consumerRange(first + i)
+                            != shifted(topology.consumerRange(model), period * consumerPeriod)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long shifted(long range, int by) {
+        return PackedRange.of(PackedRange.start(range) + by, PackedRange.end(range) + by);
+    }
+
+    /** Unions the tasks of each of edge {@code e}'s first {@code numGroups} groups. */
+    private void unionAlongGroups(
+            int e, int numGroups, IntUnionFind tasks, int producerBase, int consumerBase) {
+        int firstPartition = graph.firstPartition(graph.edgeDataSet(e));
+        int firstConsumer = graph.firstTask(graph.edgeConsumer(e));
+        for (int g = topology.firstGroup(e); g < topology.firstGroup(e) + numGroups; g++) {
             long partitions = topology.partitionRange(g);
             long consumers = topology.consumerRange(g);
             int anchor = consumerBase + PackedRange.start(consumers) - firstConsumer;
@@ -178,12 +265,18 @@ final class RegionBuilder {
         }
     }
 
-    private void storeTable(int block, int[] localBase, int[] component, int numComponents) {
+    /**
+     * Stores the components of one period of a TABLE block: per vertex the component of each
+     * subtask of the period, per component its member tasks as ids of period 0.
+     */
+    private void storeTable(
+            int block, int periods, int[] localBase, int[] component, int numComponents) {
         int[][] tables = localRegionOfSubtask;
         RangeTable[] membersOfBlock = membersOfLocalRegion;
         int[][] tasksOfBlock = memberTasks;
         if (tables == null || membersOfBlock == null || tasksOfBlock == null) {
             tables = new int[graph.numJobVertices()][];
+            periodsOfBlock = new int[vertexSlotsOfBlock.numRanges()];
             membersOfBlock = new RangeTable[vertexSlotsOfBlock.numRanges()];
             tasksOfBlock = new int[vertexSlotsOfBlock.numRanges()][];
             localRegionOfSubtask = tables;
@@ -203,7 +296,7 @@ final class RegionBuilder {
             int v = blockVertices[slot];
             int[] table =
                     Arrays.copyOfRange(
-                            component, localBase[v], localBase[v] + graph.parallelism(v));
+                            component, localBase[v], localBase[v] + graph.parallelism(v) / periods);
             tables[v] = table;
             for (int subtask = 0; subtask < table.length; subtask++) {
                 int c = table[subtask];
@@ -212,6 +305,7 @@ final class RegionBuilder {
         }
         membersOfBlock[block] = members;
         tasksOfBlock[block] = tasks;
+        Objects.requireNonNull(periodsOfBlock)[block] = periods;
     }
 
     /** Merges pre-regions on cycles of non-pipelined groups and numbers regions topologically. */
@@ -290,6 +384,7 @@ final class RegionBuilder {
                 localRegionOfSubtask,
                 membersOfLocalRegion,
                 memberTasks,
+                periodsOfBlock,
                 regionOfPre,
                 slots,
                 preOfRegion);

@@ -3,6 +3,7 @@ package io.railyard.regions;
 import static com.google.common.base.Preconditions.checkElementIndex;
 
 import io.railyard.topology.PackedRange;
+import io.railyard.topology.RangeTable;
 
 /**
  * A reusable cursor over the tasks of one region, as ascending-within-piece ranges of task ids.
@@ -30,6 +31,7 @@ public final class TaskRangeCursor {
     private int block;
     private byte kind;
     private int local;
+    private int period; // TABLE: the period of the region (its members are given for period 0)
     private int position;
     private int positionEnd;
     private int start;
@@ -80,11 +82,14 @@ public final class TaskRangeCursor {
             }
             default -> {
                 int[] members = regions.memberTasks(block);
-                start = members[position++];
+                int member = members[position++];
+                int v = regions.graph.vertexOfTask(member);
+                int periodTasks = regions.periodTasks(v);
+                int shift = period * periodTasks;
+                start = member + shift;
                 end = start + 1;
-                long vertexTasks = regions.graph.taskRange(regions.graph.vertexOfTask(start));
-                int limit = PackedRange.end(vertexTasks);
-                while (position < positionEnd && members[position] == end && end < limit) {
+                int limit = regions.graph.firstTask(v) + shift + periodTasks; // v's in this period
+                while (position < positionEnd && members[position] + shift == end && end < limit) {
                     end++;
                     position++;
                 }
@@ -108,8 +113,10 @@ public final class TaskRangeCursor {
         kind = regions.blockKind[block];
         local = preRegion - regions.preRegionsOfBlock.start(block);
         if (kind == PipelinedRegions.TABLE) {
-            position = regions.members(block).start(local);
-            positionEnd = regions.members(block).end(local);
+            RangeTable members = regions.members(block);
+            period = local / members.numRanges();
+            position = members.start(local % members.numRanges());
+            positionEnd = members.end(local % members.numRanges());
         } else {
             position = regions.vertexSlotsOfBlock.start(block);
             positionEnd = regions.vertexSlotsOfBlock.end(block);

@@ -129,6 +129,72 @@ class PipelinedRegionsTest {
     }
 
     @Test
+    void pointwiseBlockThatRepeats_storesOnePeriod_andNumbersRegionsPeriodAfterPeriod() {
+        // 8 -> 6 (gcd 2): periods of c#0..3 and d#0..2; in each, d0 <- c0, d1 <- c1, d2 <- c2, c3.
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("c", 8)
+                        .addVertex("d", 6)
+                        .connect("c", "d", POINTWISE, PIPELINED)
+                        .build();
+
+        PipelinedRegions regions = regionsOf(graph);
+
+        assertThat(described(regions))
+                .containsExactly(
+                        "[c#0, d#0]",
+                        "[c#1, d#1]",
+                        "[c#2, c#3, d#2]",
+                        "[c#4, d#3]",
+                        "[c#5, d#4]",
+                        "[c#6, c#7, d#5]");
+        assertThat(regions.periodTasks(0)).as("c's table: one period").isEqualTo(4);
+        assertThat(regions.periodTasks(1)).as("d's table: one period").isEqualTo(3);
+        assertThat(regions.numTasks(5)).isEqualTo(3);
+    }
+
+    @Test
+    void pointwiseBlockOfCoprimeParallelism_isOnePeriod() {
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 5)
+                        .addVertex("b", 3)
+                        .connect("a", "b", POINTWISE, PIPELINED)
+                        .build();
+
+        PipelinedRegions regions = regionsOf(graph);
+
+        assertThat(regions.periodTasks(0)).isEqualTo(5);
+        assertThat(RegionOracle.regions(regions)).isEqualTo(RegionOracle.regions(graph));
+    }
+
+    @Test
+    void pointwiseChainAtAMillion_keepsTablesOfAFewTasks() {
+        int p = 1_000_000;
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", p)
+                        .addVertex("b", p / 2)
+                        .addVertex("c", p)
+                        .addVertex("d", 3 * p / 4)
+                        .connect("a", "b", POINTWISE, PIPELINED)
+                        .connect("b", "c", POINTWISE, BLOCKING)
+                        .connect("c", "d", POINTWISE, PIPELINED)
+                        .build();
+
+        PipelinedRegions regions = PipelinedRegions.build(ExecutionTopology.of(graph));
+
+        assertThat(regions.periodTasks(0) + regions.periodTasks(1)).isEqualTo(3);
+        assertThat(regions.periodTasks(2) + regions.periodTasks(3)).isEqualTo(7);
+        assertThat(regions.numRegions()).isEqualTo(p / 2 + 3 * p / 4);
+        int lastC = graph.firstTask(2) + p - 1;
+        int lastD = graph.firstTask(3) + 3 * p / 4 - 1;
+        assertThat(regions.regionOf(lastC)).isEqualTo(regions.regionOf(lastD));
+        assertThat(regions.regionOf(lastC - 1)).isEqualTo(regions.regionOf(lastD));
+        assertThat(regions.regionOf(lastC - 2)).isNotEqualTo(regions.regionOf(lastD));
+    }
+
+    @Test
     void hybridEdges_separateRegions_likeBlockingOnes() {
         JobGraph graph =
                 JobGraph.builder()
