@@ -15,6 +15,11 @@ final class ByteWriter {
         return size;
     }
 
+    /** Empties the buffer for reuse, keeping its capacity. O(1). */
+    void reset() {
+        size = 0;
+    }
+
     void writeByte(int value) {
         ensure(1);
         bytes[size++] = (byte) value;

@@ -80,6 +80,7 @@ public final class DeploymentSlices {
     private final long[] ranges; // PackedRange each, in deployment order
     private final IntUnaryOperator attemptOfTask;
     private final SliceBudget budget;
+    private final ByteWriter scratch = new ByteWriter(256); // each descriptor is encoded in it
     private int rangeIndex;
     private int nextTask;
     private long deployedTasks;
@@ -185,7 +186,8 @@ public final class DeploymentSlices {
                     continue;
                 }
                 int attempt = attemptOfTask.applyAsInt(task);
-                consumer.accept(task, attempt, descriptors.create(task, attempt, inputs).encode());
+                consumer.accept(
+                        task, attempt, descriptors.create(task, attempt, inputs).encode(scratch));
                 advance();
                 units++;
                 done++;

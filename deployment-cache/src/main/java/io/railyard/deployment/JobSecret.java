@@ -61,6 +61,11 @@ public final class JobSecret {
         return bytes.clone();
     }
 
+    /** Writes the secret's bytes to {@code out}, without a copy of its own. O(BYTES). */
+    void writeTo(ByteWriter out) {
+        out.writeBytes(bytes, 0, bytes.length);
+    }
+
     /**
      * The proof, {@value #PROOF_BYTES} bytes, for stream {@code stream} of job {@code job} on a
      * connection whose server sent {@code nonce}. O(nonce).

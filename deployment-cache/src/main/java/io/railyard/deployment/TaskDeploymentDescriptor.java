@@ -65,11 +65,17 @@ public record TaskDeploymentDescriptor(
 
     /** The descriptor as bytes. O(size). */
     public byte[] encode() {
-        ByteWriter out = new ByteWriter(64);
+        return encode(new ByteWriter(128));
+    }
+
+    /** {@link #encode()} through {@code scratch}, which it empties first and leaves holding it. */
+    byte[] encode(ByteWriter scratch) {
+        ByteWriter out = scratch;
+        out.reset();
+        Envelope.beginUncompressed(out, MAGIC, VERSION);
         out.writeLong(job.high());
         out.writeLong(job.low());
-        byte[] key = secret.bytes();
-        out.writeBytes(key, 0, key.length);
+        secret.writeTo(out);
         out.writeVarint(task);
         out.writeVarint(vertex);
         out.writeVarint(subtask);
@@ -96,7 +102,7 @@ public record TaskDeploymentDescriptor(
                 offloaded.key().writeRawBytes(out);
             }
         }
-        return Envelope.seal(MAGIC, VERSION, out.buffer(), out.size(), false);
+        return Envelope.finishUncompressed(out);
     }
 
     /**
