@@ -6,6 +6,7 @@ import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.RangeTable;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -139,22 +140,13 @@ final class RegionBuilder {
             numTasks += graph.parallelism(blockVertices[slot]) / periods;
         }
         IntUnionFind tasks = new IntUnionFind(numTasks);
-        for (int slot = vertexSlotsOfBlock.start(block);
-                slot < vertexSlotsOfBlock.end(block);
-                slot++) {
-            int consumer = blockVertices[slot];
-            for (int k = 0; k < graph.numInputEdges(consumer); k++) {
-                int e = graph.inputEdge(consumer, k);
-                int producer = graph.edgeProducer(e);
-                if (isInternalPipelined(e, block)) {
-                    unionAlongGroups(
-                            e,
-                            topology.numGroups(e) / periods,
-                            tasks,
-                            localBase[producer],
-                            localBase[consumer]);
-                }
-            }
+        for (int e : internalPipelinedEdges(block)) {
+            unionAlongGroups(
+                    e,
+                    topology.numGroups(e) / periods,
+                    tasks,
+                    localBase[graph.edgeProducer(e)],
+                    localBase[graph.edgeConsumer(e)]);
         }
         int[] componentOfRoot = new int[numTasks];
         Arrays.fill(componentOfRoot, -1);
@@ -171,10 +163,22 @@ final class RegionBuilder {
         return numComponents * periods;
     }
 
-    private boolean isInternalPipelined(int e, int block) {
-        return blockOfVertex[graph.edgeProducer(e)] == block
-                && blockOfVertex[graph.edgeConsumer(e)] == block
-                && graph.edgeResultType(e).mustBePipelinedConsumed();
+    /** The pipelined edges between vertices of {@code block}, by consumer. O(their input edges). */
+    private int[] internalPipelinedEdges(int block) {
+        IntArrayList edges = new IntArrayList();
+        for (int slot = vertexSlotsOfBlock.start(block);
+                slot < vertexSlotsOfBlock.end(block);
+                slot++) {
+            int consumer = blockVertices[slot];
+            for (int k = 0; k < graph.numInputEdges(consumer); k++) {
+                int e = graph.inputEdge(consumer, k);
+                if (blockOfVertex[graph.edgeProducer(e)] == block
+                        && graph.edgeResultType(e).mustBePipelinedConsumed()) {
+                    edges.add(e);
+                }
+            }
+        }
+        return edges.toIntArray();
     }
 
     /**
@@ -184,7 +188,7 @@ final class RegionBuilder {
      * periods' partitions and consumers (a period of vertex {@code v} is {@code parallelism(v) / r}
      * subtasks), and the first copy stays within period 0; else 1. Pointwise connections of
      * parallelism m → n repeat every m / gcd(m, n) producers: a(P) → b(P/2) has P/2 periods of one
-     * region each. O(groups of the block's edges); allocates nothing.
+     * region each. O(groups of the block's edges); allocates the list of its edges.
      */
     private int periodsOf(int block) {
         int periods = 0;
@@ -196,15 +200,9 @@ final class RegionBuilder {
         if (periods <= 1) {
             return 1;
         }
-        for (int slot = vertexSlotsOfBlock.start(block);
-                slot < vertexSlotsOfBlock.end(block);
-                slot++) {
-            int consumer = blockVertices[slot];
-            for (int k = 0; k < graph.numInputEdges(consumer); k++) {
-                int e = graph.inputEdge(consumer, k);
-                if (isInternalPipelined(e, block) && !repeats(e, periods)) {
-                    return 1;
-                }
+        for (int e : internalPipelinedEdges(block)) {
+            if (!repeats(e, periods)) {
+                return 1;
             }
         }
         return periods;
