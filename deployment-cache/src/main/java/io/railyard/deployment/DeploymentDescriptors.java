@@ -10,6 +10,7 @@ import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.Failures;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedRange;
+import io.railyard.topology.VertexRuns;
 import it.unimi.dsi.fastutil.ints.Int2ObjectMap;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -79,9 +80,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final OffloadOptions options;
     private final Int2ObjectOpenHashMap<InputDescriptor> cached; // by group: shared by consumers
     private final Int2ObjectOpenHashMap<GroupEncoding> pending; // by group: stepped, not done
-    private int lastVertex; // the job vertex of the last task looked up: tasks [lastFirst, lastEnd)
-    private int lastFirst;
-    private int lastEnd;
+    private final VertexRuns vertices; // a deployment asks for one vertex's tasks in a row
     private int lastGroup = -1; // the last small group encoded for several consumers, or -1
     private @Nullable InputDescriptor lastInput; // its input descriptor
     private long encodedGroups;
@@ -121,6 +120,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
         this.options = options;
         this.cached = new Int2ObjectOpenHashMap<>();
         this.pending = new Int2ObjectOpenHashMap<>();
+        this.vertices = new VertexRuns(graph);
     }
 
     /**
@@ -143,8 +143,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
      * inputs} (what {@link #readyInputs} gave for it).
      */
     TaskDeploymentDescriptor create(int task, int attempt, ImmutableList<InputDescriptor> inputs) {
-        int v = vertexOf(task);
-        int subtask = task - lastFirst;
+        int v = vertices.vertexOf(task);
+        int subtask = task - vertices.firstTask();
         ImmutableList.Builder<ProducedPartition> produced = ImmutableList.builder();
         for (int k = 0; k < graph.numProducedDataSets(v); k++) {
             int d = graph.producedDataSet(v, k);
@@ -157,20 +157,6 @@ public final class DeploymentDescriptors implements AutoCloseable {
         }
         return new TaskDeploymentDescriptor(
                 job, secret, task, v, subtask, attempt, produced.build(), inputs);
-    }
-
-    /**
-     * The job vertex of {@code task}, remembering the last one: a deployment asks for the tasks of
-     * one vertex one after another, and the lookup ({@link JobGraph#vertexOfTask}) is then a range
-     * check. O(1) then; else as the lookup.
-     */
-    private int vertexOf(int task) {
-        if (task < lastFirst || task >= lastEnd) {
-            lastVertex = graph.vertexOfTask(task);
-            lastFirst = graph.firstTask(lastVertex);
-            lastEnd = lastFirst + graph.parallelism(lastVertex);
-        }
-        return lastVertex;
     }
 
     /** The job's secret, which every descriptor of this cache carries. */
@@ -193,8 +179,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
 
     private @Nullable ImmutableList<InputDescriptor> inputs(int task, boolean waitForStepped)
             throws IOException {
-        int v = vertexOf(task);
-        int subtask = task - lastFirst;
+        int v = vertices.vertexOf(task);
+        int subtask = task - vertices.firstTask();
         int n = graph.numInputEdges(v);
         // With several inputs, look first, so that a task that must wait encodes nothing in vain.
         if (waitForStepped && n > 1 && waitsForStepped(v, subtask, n)) {
@@ -298,8 +284,8 @@ public final class DeploymentDescriptors implements AutoCloseable {
     int advanceInputEncoding(int task, int unitsLeft, boolean freshSlice) throws IOException {
         checkElementIndex(task, graph.numTasks(), "task");
         checkArgument(unitsLeft >= 1, "unitsLeft must be >= 1, was %s", unitsLeft);
-        int v = vertexOf(task);
-        int subtask = task - lastFirst;
+        int v = vertices.vertexOf(task);
+        int subtask = task - vertices.firstTask();
         for (int k = 0; k < graph.numInputEdges(v); k++) {
             int g = topology.consumedGroupOnEdge(graph.inputEdge(v, k), subtask);
             if (!cached.containsKey(g) && isStepped(g)) {

@@ -58,10 +58,15 @@ final class Envelope {
 
     /** Seals the frame {@link #beginUncompressed} began: its CRC32C, and the bytes, exactly. */
     static byte[] finishUncompressed(ByteWriter out) {
-        CRC32C crc = new CRC32C();
-        crc.update(out.buffer(), 0, out.size());
-        out.writeInt((int) crc.getValue());
+        out.writeInt(checksum(out.buffer(), out.size()));
         return out.toByteArray();
+    }
+
+    /** The CRC32C of {@code bytes[0, length)}, as the frame stores it. O(length). */
+    private static int checksum(byte[] bytes, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, length);
+        return (int) crc.getValue();
     }
 
     /**
@@ -103,9 +108,7 @@ final class Envelope {
             out[at] = (byte) v;
         }
         System.arraycopy(body, 0, out, header, bodyLength);
-        CRC32C crc = new CRC32C();
-        crc.update(out, 0, header + bodyLength);
-        int checksum = (int) crc.getValue();
+        int checksum = checksum(out, header + bodyLength);
         int end = header + bodyLength;
         out[end] = (byte) (checksum >>> 24);
         out[end + 1] = (byte) (checksum >>> 16);
@@ -149,16 +152,13 @@ final class Envelope {
                             + version);
         }
         int bodyEnd = bytes.length - CRC_BYTES;
-        CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, bodyEnd);
+        int computed = checksum(bytes, bodyEnd);
         int stored = new ByteReader(bytes, bodyEnd, bytes.length).readInt("checksum");
-        if ((int) crc.getValue() != stored) {
+        if (computed != stored) {
             throw new CorruptDescriptorException(
                     bodyEnd,
                     "checksum",
-                    String.format(
-                            "CRC32C mismatch: stored %08x, computed %08x",
-                            stored, (int) crc.getValue()));
+                    String.format("CRC32C mismatch: stored %08x, computed %08x", stored, computed));
         }
         ByteReader body = new ByteReader(bytes, 3, bodyEnd);
         int codec = body.readByte("codec");

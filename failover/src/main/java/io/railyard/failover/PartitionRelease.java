@@ -9,6 +9,7 @@ import io.railyard.topology.FixedBits;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.PackedInts;
 import io.railyard.topology.PackedRange;
+import io.railyard.topology.VertexRuns;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Arrays;
 import java.util.Objects;
@@ -60,9 +61,7 @@ public final class PartitionRelease {
     private final int[] singletonBase; // per job vertex: PipelinedRegions.singletonRegionBase
     private final int[][] trackedInputEdges; // per job vertex: its input edges of tracked datasets
     private final int[] onlyGroup; // per edge: its one group, or -1 when it has several
-    private int lastVertex; // the job vertex of the last finished task, tasks [lastFirst, lastEnd)
-    private int lastFirst;
-    private int lastEnd;
+    private final VertexRuns vertices; // finish events come in runs of one vertex
     private final FixedBits finishedTasks;
     private final FixedBits finishedRegions;
     private final int[] @Nullable [] unreleasableGroups; // per dataset with >1 consumer vertex
@@ -79,6 +78,7 @@ public final class PartitionRelease {
         this.listener = listener;
         this.cursor = regions.newTaskRangeCursor();
         this.numTasks = graph.numTasks();
+        this.vertices = new VertexRuns(graph);
         this.tracked = new boolean[graph.numDataSets()];
         this.unreleasableGroups = new int[graph.numDataSets()][];
         for (int d = 0; d < tracked.length; d++) {
@@ -187,13 +187,8 @@ public final class PartitionRelease {
         if (finishedTasks.getAndSet(task)) {
             return;
         }
-        if (task < lastFirst || task >= lastEnd) { // finish events come in runs of one vertex
-            lastVertex = graph.vertexOfTask(task);
-            lastFirst = graph.firstTask(lastVertex);
-            lastEnd = lastFirst + graph.parallelism(lastVertex);
-        }
-        int v = lastVertex;
-        int subtask = task - lastFirst;
+        int v = vertices.vertexOf(task);
+        int subtask = task - vertices.firstTask();
         int base = singletonBase[v];
         if (base >= 0) { // alone in region base + subtask: its bit in finishedTasks is the counter
             finishedRegions.set(base + subtask);

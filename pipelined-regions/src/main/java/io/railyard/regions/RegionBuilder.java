@@ -130,7 +130,8 @@ final class RegionBuilder {
      * O(groups of its edges + tasks of one period); memory O(tasks of one period).
      */
     private int buildTable(int block) {
-        int periods = periodsOf(block);
+        int[] edges = internalPipelinedEdges(block);
+        int periods = periodsOf(block, edges);
         int[] localBase = new int[graph.numJobVertices()];
         int numTasks = 0;
         for (int slot = vertexSlotsOfBlock.start(block);
@@ -140,7 +141,7 @@ final class RegionBuilder {
             numTasks += graph.parallelism(blockVertices[slot]) / periods;
         }
         IntUnionFind tasks = new IntUnionFind(numTasks);
-        for (int e : internalPipelinedEdges(block)) {
+        for (int e : edges) {
             unionAlongGroups(
                     e,
                     topology.numGroups(e) / periods,
@@ -188,9 +189,9 @@ final class RegionBuilder {
      * periods' partitions and consumers (a period of vertex {@code v} is {@code parallelism(v) / r}
      * subtasks), and the first copy stays within period 0; else 1. Pointwise connections of
      * parallelism m → n repeat every m / gcd(m, n) producers: a(P) → b(P/2) has P/2 periods of one
-     * region each. O(groups of the block's edges); allocates the list of its edges.
+     * region each, given its internal pipelined {@code edges}. O(groups of those edges).
      */
-    private int periodsOf(int block) {
+    private int periodsOf(int block, int[] edges) {
         int periods = 0;
         for (int slot = vertexSlotsOfBlock.start(block);
                 slot < vertexSlotsOfBlock.end(block);
@@ -200,7 +201,7 @@ final class RegionBuilder {
         if (periods <= 1) {
             return 1;
         }
-        for (int e : internalPipelinedEdges(block)) {
+        for (int e : edges) {
             if (!repeats(e, periods)) {
                 return 1;
             }
