@@ -2,6 +2,7 @@ package io.railyard.benchmarks.flink;
 
 import io.railyard.benchmarks.procedures.FailoverProcedures;
 import io.railyard.benchmarks.procedures.ReferenceJobs;
+import io.railyard.benchmarks.procedures.RetainedBytes;
 import io.railyard.benchmarks.procedures.ScaleReport;
 import io.railyard.benchmarks.procedures.Timing;
 import io.railyard.deployment.OffloadOptions;
@@ -11,7 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import org.apache.flink.runtime.executiongraph.DefaultExecutionGraph;
-import org.openjdk.jol.info.GraphLayout;
 
 /**
  * The live Flink column of the scale report ({@code report --with-flink}): the same procedures on
@@ -88,9 +88,8 @@ public final class FlinkColumnMeasurer {
      */
     static long retainedGraphBytes(FlinkJobs.Translation job, ScheduledExecutorService executor)
             throws Exception {
-        return GraphLayout.parseInstance(FlinkProcedures.initialize(job, executor))
-                .subtract(GraphLayout.parseInstance(executor, Thread.currentThread()))
-                .totalSize();
+        return RetainedBytes.of(
+                FlinkProcedures.initialize(job, executor), executor, Thread.currentThread());
     }
 
     /** {@link #retainedGraphBytes} for a Railyard job graph, with its own executor. */

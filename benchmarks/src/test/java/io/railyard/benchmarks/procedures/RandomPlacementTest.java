@@ -6,7 +6,6 @@ import io.railyard.topology.JobGraph;
 import java.util.SplittableRandom;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.openjdk.jol.info.GraphLayout;
 
 /** The packed placement gives the workers an int per task would, in ceil(log2(workers)) bits. */
 class RandomPlacementTest {
@@ -32,10 +31,7 @@ class RandomPlacementTest {
         assertThat(placement.bitsPerTask()).isEqualTo(bits);
         // 3,000 tasks at 10 bits a task (1,000 workers): 470 longs, 3,760 bytes, not 12,000
         long arrayBytes = 16 + 8 * (((long) graph.numTasks() * bits + 63) / 64);
-        long own =
-                GraphLayout.parseInstance(placement)
-                        .subtract(GraphLayout.parseInstance(graph, placement.workers()))
-                        .totalSize();
+        long own = RetainedBytes.of(placement, graph, placement.workers());
         assertThat(own).isLessThanOrEqualTo(arrayBytes + 64);
     }
 }
