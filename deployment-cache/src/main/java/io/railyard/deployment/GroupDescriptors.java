@@ -13,22 +13,28 @@ import org.jspecify.annotations.Nullable;
  * connection index and attempt. Encoded once per group by {@link #encode} and shared by every
  * consumer of the group; decoded on the worker by {@link #decode}. Immutable.
  *
- * <h2>Format (version 1)</h2>
+ * <h2>Format (version 2)</h2>
  *
  * Inside an envelope (magic {@code "RG"}, version, codec, CRC32C; see the package's {@code
  * Envelope}): varints {@code group, firstPartition, size}, then three columns — worker, connection
  * index, attempt — each as one kind byte and its data: CONSTANT (one varint), VARINTS (one per
- * partition) or DELTAS (zig-zag varint differences to the previous value, the first to 0). The
- * encoder picks the smallest kind per column, so partition ids cost nothing, a constant attempt or
- * connection index costs a byte per group, and workers cost one or two bytes per partition for up
- * to 8,192 workers whatever the placement.
+ * partition), DELTAS (zig-zag varint differences to the previous value, the first to 0) or PACKED
+ * (a width byte {@code w} in [1, 31], then every value in {@code w} bits, low bits first, in {@code
+ * ceil(size * w / 8)} bytes; {@code w} is the bit length of the largest value). The encoder picks
+ * the smallest kind per column, so partition ids cost nothing, a constant attempt or connection
+ * index costs a byte per group, workers placed in runs cost about a byte per partition (DELTAS),
+ * and workers placed at random cost their entropy, ceil(log2(workers)) bits (PACKED: 10 bits at
+ * 1,000 workers, where varints need 1.9 bytes) — which leaves deflate nothing to find, so the
+ * envelope's sample test ships such a group uncompressed without deflating it (version 1 had no
+ * PACKED and deflated the varints to about the same size at ~20 ns a byte).
  */
 public final class GroupDescriptors {
     static final int MAGIC = 0x5247; // "RG"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int CONSTANT = 0;
     static final int VARINTS = 1;
     static final int DELTAS = 2;
+    static final int PACKED = 3;
 
     private final int group;
     private final int firstPartition;
@@ -201,6 +207,12 @@ public final class GroupDescriptors {
             for (int value : values) {
                 out.writeVarint(value);
             }
+        } else if (kind == PACKED) {
+            BitPacker packer = new BitPacker(out, choice.width());
+            for (int value : values) {
+                packer.add(value);
+            }
+            packer.flush();
         } else {
             int previous = 0;
             for (int value : values) {
@@ -212,9 +224,9 @@ public final class GroupDescriptors {
 
     /**
      * The kind of one column, chosen from its values fed in order: CONSTANT if all are equal (or
-     * there are none), else VARINTS or DELTAS, whichever is smaller (VARINTS on a tie). Shared by
-     * {@link #encode} and the resumable {@code GroupEncoding}, so both pick the same kind. O(1) a
-     * value, no allocation.
+     * there are none), else the smallest of VARINTS, DELTAS and PACKED (in that order on a tie).
+     * Shared by {@link #encode} and the resumable {@code GroupEncoding}, so both pick the same
+     * kind. O(1) a value, no allocation.
      */
     static final class ColumnChoice {
         private int count;
@@ -223,6 +235,7 @@ public final class GroupDescriptors {
         private long varintBytes;
         private long deltaBytes;
         private int previous;
+        private int bits; // the OR of every value: its bit length is PACKED's width
 
         /** Feeds {@code values[from, to)}, in order. O(to - from), no allocation. */
         void addAll(int[] values, int from, int to) {
@@ -238,9 +251,11 @@ public final class GroupDescriptors {
             long deltas = deltaBytes;
             int last = previous;
             int base = first;
+            int or = bits;
             for (int i = from; i < to; i++) {
                 int value = values[i];
                 same &= value == base;
+                or |= value;
                 varints += varintSize(value);
                 int delta = zigZag(value - last);
                 deltas += delta < 0 ? Integer.MAX_VALUE : varintSize(delta); // < 0: too far apart
@@ -251,14 +266,24 @@ public final class GroupDescriptors {
             varintBytes = varints;
             deltaBytes = deltas;
             previous = last;
+            bits = or;
         }
 
-        /** CONSTANT, VARINTS or DELTAS. */
+        /** CONSTANT, VARINTS, DELTAS or PACKED. */
         int kind() {
             if (count == 0 || constant) {
                 return CONSTANT;
             }
-            return varintBytes <= deltaBytes ? VARINTS : DELTAS;
+            long packedBytes = 1 + ((long) count * width() + 7) / 8;
+            if (varintBytes <= deltaBytes && varintBytes <= packedBytes) {
+                return VARINTS;
+            }
+            return deltaBytes <= packedBytes ? DELTAS : PACKED;
+        }
+
+        /** PACKED's width: the bit length of the largest value fed, at least 1. */
+        int width() {
+            return Math.max(1, 32 - Integer.numberOfLeadingZeros(bits));
         }
 
         /** The value of a CONSTANT column (0 for an empty one). */
@@ -272,6 +297,9 @@ public final class GroupDescriptors {
         int kind = in.readByte(field + " column kind");
         if (kind == CONSTANT) {
             return new Column(in.readVarint(field, Integer.MAX_VALUE), null);
+        }
+        if (kind == PACKED) {
+            return new Column(0, readPacked(in, size, field));
         }
         if (kind != VARINTS && kind != DELTAS) {
             throw in.corrupt(start, field + " column kind", "unknown " + kind);
@@ -293,6 +321,66 @@ public final class GroupDescriptors {
             previous = values[i];
         }
         return new Column(0, values);
+    }
+
+    private static int[] readPacked(ByteReader in, int size, String field) {
+        int start = in.position();
+        int width = in.readByte(field + " bit width");
+        if (width < 1 || width > 31) {
+            throw in.corrupt(start, field + " bit width", width + " is not in [1, 31]");
+        }
+        long length = ((long) size * width + 7) / 8;
+        byte[] bytes = in.readBytes((int) length, field + " column"); // checked before allocating
+        int[] values = new int[size];
+        long mask = (1L << width) - 1;
+        long acc = 0;
+        int filled = 0;
+        int next = 0;
+        for (int i = 0; i < size; i++) {
+            while (filled < width) {
+                acc |= (bytes[next++] & 0xFFL) << filled;
+                filled += 8;
+            }
+            values[i] = (int) (acc & mask);
+            acc >>>= width;
+            filled -= width;
+        }
+        return values;
+    }
+
+    /**
+     * Writes values of {@code width} bits each, low bits first, as PACKED stores them; {@link
+     * #flush} writes the last, partial byte. O(1) a value. Not thread-safe.
+     */
+    static final class BitPacker {
+        private final ByteWriter out;
+        private final int width;
+        private long acc; // fewer than 8 bits between calls
+        private int filled;
+
+        BitPacker(ByteWriter out, int width) {
+            this.out = out;
+            this.width = width;
+            out.writeByte(width);
+        }
+
+        void add(int value) {
+            acc |= (long) value << filled;
+            filled += width;
+            while (filled >= 8) {
+                out.writeByte((int) acc);
+                acc >>>= 8;
+                filled -= 8;
+            }
+        }
+
+        void flush() {
+            if (filled > 0) {
+                out.writeByte((int) acc);
+                acc = 0;
+                filled = 0;
+            }
+        }
     }
 
     static int zigZag(int value) {

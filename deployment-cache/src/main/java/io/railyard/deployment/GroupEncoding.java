@@ -21,14 +21,17 @@ import org.jspecify.annotations.Nullable;
  *       column's value of each partition from the source, feeding the column's kind choice — then
  *       WRITE — append the values in the chosen kind to the payload (nothing for a CONSTANT
  *       column); then, when compressing, DEFLATE — feed the payload to a streaming {@link
- *       Deflater}; then FINISH — choose deflated or not and frame it ({@code Envelope.frame}, a
- *       copy and a CRC32C of the encoded bytes), the one step that is not cut.
+ *       Deflater}, its first {@code Envelope.SAMPLE_BYTES} first and alone when it is longer (the
+ *       whole payload from its start only if the sample pays, as {@code Envelope.seal} decides);
+ *       then FINISH — choose deflated or not and frame it ({@code Envelope.frame}, a copy and a
+ *       CRC32C of the encoded bytes), the one step that is not cut.
  *   <li>Units: a budget unit is about the cost of one task descriptor (~75 ns): {@value
  *       #VALUES_PER_UNIT} column values gathered and written, or {@value #DEFLATE_BYTES_PER_UNIT}
  *       payload bytes deflated (JDK raw deflate at {@code BEST_SPEED} costs ~20 ns a byte), or
  *       {@value #FINISH_BYTES_PER_UNIT} encoded bytes framed and offloaded (a copy, a CRC32C and a
- *       SHA-256). At P = 1,000,000 over 1,000 random workers a group is ~190,000 units of steps and
- *       a finish of ~47,000 units.
+ *       SHA-256). At P = 1,000,000 over 1,000 random workers a group is ~266,000 units of steps
+ *       (250,000 to gather the three columns and write the workers' 10-bit PACKED column, 16,384
+ *       to deflate the sample, which does not pay) and a finish of ~39,000 units (1.25 MB).
  *   <li>Same bytes: the columns are chosen by the same {@code GroupDescriptors.ColumnChoice} and
  *       written in the same order; the deflater is fed in pieces without flushing and finished
  *       after the last, which yields the stream one call with all the input gives (zlib matches
@@ -79,7 +82,10 @@ final class GroupEncoding {
     private int column;
     private int kind;
     private int index; // the next partition (GATHER, WRITE) or payload byte (DEFLATE)
+    private int deflateEnd; // the end of the payload's sample, then of the payload (DEFLATE)
+    private boolean sampleFailed; // the sample did not pay: shipped uncompressed
     private int previous; // the last value written of a DELTAS column
+    private GroupDescriptors.@Nullable BitPacker packer; // while writing a PACKED column
     private GroupDescriptors.@Nullable Encoded encoded;
 
     /**
@@ -173,6 +179,10 @@ final class GroupEncoding {
                 phase = WRITE;
                 index = 0;
                 previous = 0;
+                packer =
+                        kind == GroupDescriptors.PACKED
+                                ? new GroupDescriptors.BitPacker(payload, choice.width())
+                                : null;
             }
         }
         return units;
@@ -180,9 +190,17 @@ final class GroupEncoding {
 
     private int write(int maxUnits) {
         int end = (int) Math.min(size, index + (long) maxUnits * VALUES_PER_UNIT);
+        GroupDescriptors.BitPacker bits = packer;
         if (kind == GroupDescriptors.VARINTS) {
             for (int i = index; i < end; i++) {
                 payload.writeVarint(values[i]);
+            }
+        } else if (bits != null) {
+            for (int i = index; i < end; i++) {
+                bits.add(values[i]);
+            }
+            if (end == size) {
+                bits.flush();
             }
         } else {
             int last = previous;
@@ -218,12 +236,13 @@ final class GroupEncoding {
             running = Envelope.newDeflater();
             deflater = running;
             deflated = new ByteWriter(payload.size() / 2 + 64); // as Envelope.seal
+            deflateEnd = Math.min(payload.size(), Envelope.SAMPLE_BYTES);
         }
-        int end = (int) Math.min(payload.size(), index + (long) maxUnits * DEFLATE_BYTES_PER_UNIT);
+        int end = (int) Math.min(deflateEnd, index + (long) maxUnits * DEFLATE_BYTES_PER_UNIT);
         running.setInput(payload.buffer(), index, end - index);
         int units = units(end - index, DEFLATE_BYTES_PER_UNIT);
         index = end;
-        if (index < payload.size()) {
+        if (index < deflateEnd) {
             while (!running.needsInput()) {
                 drain(running);
             }
@@ -232,6 +251,16 @@ final class GroupEncoding {
         running.finish();
         while (!running.finished()) {
             drain(running);
+        }
+        if (deflateEnd < payload.size()) { // the sample is deflated: the payload's turn, or none
+            if (Envelope.samplePays(deflated.size())) {
+                running.reset();
+                deflated.reset();
+                index = 0;
+                deflateEnd = payload.size();
+                return units;
+            }
+            sampleFailed = true;
         }
         discard();
         phase = FINISH;
@@ -251,7 +280,9 @@ final class GroupEncoding {
     }
 
     private boolean deflates() {
-        return compress && Envelope.compressionPays(deflated.size(), payload.size());
+        return compress
+                && !sampleFailed
+                && Envelope.compressionPays(deflated.size(), payload.size());
     }
 
     private int bodyLength() {

@@ -139,6 +139,72 @@ class DecoderFuzzTest {
         return bytes;
     }
 
+    /** A group of {@code size} descriptors whose worker column is PACKED at {@code width}. */
+    private static byte[] forgedPackedGroup(int size, int width) {
+        ByteWriter group = new ByteWriter(16);
+        group.writeVarint(0); // group
+        group.writeVarint(0); // first partition
+        group.writeVarint(size);
+        group.writeByte(GroupDescriptors.PACKED);
+        group.writeByte(width);
+        return Envelope.seal(
+                GroupDescriptors.MAGIC,
+                GroupDescriptors.VERSION,
+                group.buffer(),
+                group.size(),
+                false);
+    }
+
+    @Test
+    void packedWidthOutsideOneTo31_isRejected_namingIt() {
+        for (int width : new int[] {0, 32, 255}) {
+            assertThatThrownBy(() -> GroupDescriptors.decode(forgedPackedGroup(4, width)))
+                    .isInstanceOf(CorruptDescriptorException.class)
+                    .hasMessageContaining("worker bit width")
+                    .hasMessageContaining(width + " is not in [1, 31]");
+        }
+    }
+
+    @Test
+    void packedColumns_roundTrip_atEveryWidth() {
+        SplittableRandom random = new SplittableRandom(3);
+        for (int width = 1; width <= 31; width++) {
+            int[] values = new int[1 + random.nextInt(200)];
+            ByteWriter column = new ByteWriter(16);
+            GroupDescriptors.BitPacker packer = new GroupDescriptors.BitPacker(column, width);
+            for (int i = 0; i < values.length; i++) {
+                values[i] = i == 0 ? (int) ((1L << width) - 1) : random.nextInt(1 << (width - 1));
+                packer.add(values[i]);
+            }
+            packer.flush();
+            assertThat(column.size()).isEqualTo(1 + (values.length * width + 7) / 8);
+            ByteWriter group = new ByteWriter(16);
+            group.writeVarint(0);
+            group.writeVarint(0);
+            group.writeVarint(values.length);
+            group.writeByte(GroupDescriptors.PACKED); // workers: width byte, then the values
+            group.writeBytes(column.buffer(), 0, column.size());
+            group.writeByte(GroupDescriptors.CONSTANT); // connection index 0
+            group.writeVarint(0);
+            group.writeByte(GroupDescriptors.PACKED); // attempts: the same column again
+            group.writeBytes(column.buffer(), 0, column.size());
+            GroupDescriptors decoded =
+                    GroupDescriptors.decode(
+                            Envelope.seal(
+                                    GroupDescriptors.MAGIC,
+                                    GroupDescriptors.VERSION,
+                                    group.buffer(),
+                                    group.size(),
+                                    false));
+            for (int i = 0; i < values.length; i++) {
+                assertThat(decoded.worker(i))
+                        .as("width %s, value %s", width, i)
+                        .isEqualTo(values[i]);
+                assertThat(decoded.producerAttempt(i)).isEqualTo(values[i]);
+            }
+        }
+    }
+
     @Test
     void forgedLengths_areRejectedBeforeAllocating() {
         com.sun.management.ThreadMXBean threads =
@@ -155,6 +221,7 @@ class DecoderFuzzTest {
                         group.buffer(),
                         group.size(),
                         false);
+        byte[] forgedPacked = forgedPackedGroup(1 << 24, 31); // 64 MiB of values, none behind
         ByteWriter deflated = new ByteWriter(16);
         deflated.writeByte(GroupDescriptors.MAGIC >>> 8);
         deflated.writeByte(GroupDescriptors.MAGIC);
@@ -169,6 +236,10 @@ class DecoderFuzzTest {
 
         long before = threads.getCurrentThreadAllocatedBytes();
         assertThatThrownBy(() -> GroupDescriptors.decode(forgedGroup))
+                .isInstanceOf(CorruptDescriptorException.class)
+                .hasMessageContaining("worker column")
+                .hasMessageContaining("truncated");
+        assertThatThrownBy(() -> GroupDescriptors.decode(forgedPacked))
                 .isInstanceOf(CorruptDescriptorException.class)
                 .hasMessageContaining("worker column")
                 .hasMessageContaining("truncated");

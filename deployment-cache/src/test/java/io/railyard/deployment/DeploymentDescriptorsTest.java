@@ -112,18 +112,19 @@ class DeploymentDescriptorsTest {
 
     /**
      * Round-robin placement makes consecutive producers' workers differ by one, which the DELTAS
-     * column writes in a byte; random placement over 1,000 workers must still fit in two bytes a
-     * descriptor before compression.
+     * column writes in a byte; random placement over 1,000 workers costs its entropy before
+     * compression, 10 bits a descriptor (PACKED), and is not deflated.
      */
     @Test
-    void randomPlacementOverAThousandWorkers_stillCostsAtMostTwoBytesADescriptor() {
+    void randomPlacementOverAThousandWorkers_costsTenBitsADescriptor() {
         ExecutionTopology topology = twoVertices(10_000, ResultPartitionType.BLOCKING);
         StaticShuffleDescriptors random =
                 StaticShuffleDescriptors.randomPlacement(topology.jobGraph(), 1_000, 7);
 
         GroupDescriptors.Encoded encoded = GroupDescriptors.encode(topology, 0, random, true);
 
-        assertThat(encoded.rawPayloadBytes()).isBetween(10_000, 2 * 10_000 + 16);
+        assertThat(encoded.rawPayloadBytes()).isBetween(10_000 * 10 / 8, 10_000 * 10 / 8 + 16);
+        assertThat(encoded.bytes()[3]).isEqualTo((byte) Envelope.CODEC_NONE);
         GroupDescriptors decoded = GroupDescriptors.decode(encoded.bytes());
         for (int i = 0; i < 10_000; i++) {
             assertThat(decoded.worker(i)).isEqualTo(random.workerOfTask(i));

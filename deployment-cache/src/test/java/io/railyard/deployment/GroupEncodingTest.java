@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The resumable encoding gives {@link GroupDescriptors#encode}'s bytes whatever the step sizes:
- * every column kind, both codecs (deflated and stored), group sizes from 1 to 20,000.
+ * every column kind, both codecs (deflated and stored), group sizes from 1 to 100,000 — past {@code
+ * Envelope.SAMPLE_BYTES}, so that both outcomes of the deflate sample are stepped too.
  */
 class GroupEncodingTest {
 
@@ -32,13 +33,15 @@ class GroupEncodingTest {
                         .build());
     }
 
-    /** A placement: random or round-robin workers, constant or scattered attempts. */
+    /** A placement: random, skewed or round-robin workers, constant or scattered attempts. */
     private static StaticShuffleDescriptors placement(
             JobGraph graph, String kind, int workers, long seed) {
         StaticShuffleDescriptors shuffle =
                 kind.startsWith("random")
                         ? StaticShuffleDescriptors.randomPlacement(graph, workers, seed)
-                        : new StaticShuffleDescriptors(graph, workers);
+                        : kind.startsWith("skewed")
+                                ? StaticShuffleDescriptors.skewedPlacement(graph, workers, seed)
+                                : new StaticShuffleDescriptors(graph, workers);
         if (kind.endsWith("attempts")) {
             SplittableRandom random = new SplittableRandom(seed);
             for (int task = 0; task < graph.numTasks(); task++) {
@@ -50,8 +53,10 @@ class GroupEncodingTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();
-        int[] sizes = {1, 63, 64, 1_000, 20_000};
-        String[] kinds = {"random", "round-robin", "random+attempts", "round-robin+attempts"};
+        int[] sizes = {1, 63, 64, 1_000, 20_000, 100_000};
+        String[] kinds = {
+            "random", "round-robin", "skewed", "random+attempts", "round-robin+attempts"
+        };
         int[] workers = {1, 37, 5_000};
         long seed = 11;
         for (int size : sizes) {
@@ -98,11 +103,15 @@ class GroupEncodingTest {
         }
     }
 
-    /** The cases above reach both codecs and all three column kinds (else they prove less). */
+    /**
+     * The cases above reach both codecs, all four column kinds, and payloads past the deflate
+     * sample both deflated and not (else they prove less).
+     */
     @Test
-    void cases_coverBothCodecsAndEveryColumnKind() {
+    void cases_coverBothCodecsEveryColumnKindAndBothSampleOutcomes() {
         boolean[] codecs = new boolean[2];
-        boolean[] kinds = new boolean[3];
+        boolean[] kinds = new boolean[4];
+        boolean[] longPayloadCodecs = new boolean[2];
         cases().forEach(
                         arguments -> {
                             Object[] a = arguments.get();
@@ -118,11 +127,15 @@ class GroupEncodingTest {
                             codecs[bytes[3]] = true;
                             byte[] raw =
                                     GroupDescriptors.encode(topology, 0, shuffle, false).bytes();
+                            if (raw.length > Envelope.SAMPLE_BYTES + 8) {
+                                longPayloadCodecs[bytes[3]] = true;
+                            }
                             GroupDescriptors decoded = GroupDescriptors.decode(raw);
                             kinds[columnKind(raw, decoded.size())] = true;
                         });
         assertThat(codecs).containsOnly(true);
         assertThat(kinds).containsOnly(true);
+        assertThat(longPayloadCodecs).containsOnly(true);
     }
 
     /** The worker column's kind byte: after the frame header and three varints. */

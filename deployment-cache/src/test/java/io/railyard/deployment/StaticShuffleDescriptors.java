@@ -62,6 +62,23 @@ public final class StaticShuffleDescriptors implements ShuffleDescriptorSource {
         return descriptors;
     }
 
+    /**
+     * Tasks placed mostly (15 in 16) on the first 8 workers at random and otherwise on the last
+     * (seeded): small values with rare large ones, which varints store best.
+     */
+    public static StaticShuffleDescriptors skewedPlacement(
+            JobGraph graph, int numWorkers, long seed) {
+        StaticShuffleDescriptors descriptors = new StaticShuffleDescriptors(graph, numWorkers);
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int task = 0; task < descriptors.workerOfTask.length; task++) {
+            descriptors.workerOfTask[task] =
+                    random.nextInt(16) == 0
+                            ? numWorkers - 1
+                            : random.nextInt(Math.min(8, numWorkers));
+        }
+        return descriptors;
+    }
+
     /** The worker of task {@code task}. */
     public int workerOfTask(int task) {
         return workerOfTask[checkElementIndex(task, graph.numTasks(), "task")];
