@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  *       payload bytes deflated (JDK raw deflate at {@code BEST_SPEED} costs ~20 ns a byte), or
  *       {@value #FINISH_BYTES_PER_UNIT} encoded bytes framed and offloaded (a copy, a CRC32C and a
  *       SHA-256). At P = 1,000,000 over 1,000 random workers a group is ~266,000 units of steps
- *       (250,000 to gather the three columns and write the workers' 10-bit PACKED column, 16,384
- *       to deflate the sample, which does not pay) and a finish of ~39,000 units (1.25 MB).
+ *       (250,000 to gather the three columns and write the workers' 10-bit PACKED column, 16,384 to
+ *       deflate the sample, which does not pay) and a finish of ~39,000 units (1.25 MB).
  *   <li>Same bytes: the columns are chosen by the same {@code GroupDescriptors.ColumnChoice} and
  *       written in the same order; the deflater is fed in pieces without flushing and finished
  *       after the last, which yields the stream one call with all the input gives (zlib matches
