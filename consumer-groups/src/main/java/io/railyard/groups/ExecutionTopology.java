@@ -271,6 +271,22 @@ public final class ExecutionTopology {
     }
 
     /**
+     * The subpartitions of every partition of dataset {@code d} when that is one number for all of
+     * them — every consumer edge of {@code d} is all-to-all, or it has none — else -1 (a pointwise
+     * edge gives partitions different consumer counts; ask {@link #numSubpartitions}). Lets a
+     * caller that asks for many partitions of one dataset ask once. O(consumer edges), no
+     * allocation.
+     */
+    public int uniformSubpartitions(int d) {
+        for (int k = 0; k < graph.numConsumerEdges(d); k++) {
+            if (edgeKind[graph.consumerEdge(d, k)] != ALL_TO_ALL) {
+                return -1;
+            }
+        }
+        return numSubpartitions(d, 0);
+    }
+
+    /**
      * The group of edge {@code e} that reads partition {@code index} (0-based within the dataset)
      * of the edge's dataset. O(1), no allocation.
      */

@@ -2,6 +2,7 @@ package io.railyard.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
 import io.railyard.topology.NaiveConnections;
 import io.railyard.topology.PackedRange;
@@ -43,6 +44,32 @@ class ExecutionTopologyPropertyTest {
         NaiveConnections.forEach(
                 graph, (e, p, consumer) -> connections.addEdge(partitionNode(p), consumer));
         return connections;
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void uniformSubpartitions_isEveryPartitionsCount_orMinusOneWhereTheyDiffer(long seed) {
+        JobGraph graph = RandomJobGraphs.generate(seed);
+        ExecutionTopology topology = ExecutionTopology.of(graph);
+        for (int d = 0; d < graph.numDataSets(); d++) {
+            boolean allToAll = true;
+            for (int k = 0; k < graph.numConsumerEdges(d); k++) {
+                allToAll &=
+                        graph.edgePattern(graph.consumerEdge(d, k))
+                                == DistributionPattern.ALL_TO_ALL;
+            }
+            int uniform = topology.uniformSubpartitions(d);
+            if (!allToAll) {
+                assertThat(uniform).as("dataset %s has a pointwise consumer edge", d).isEqualTo(-1);
+                continue;
+            }
+            for (int i = 0; i < graph.parallelism(graph.producer(d)); i++) {
+                assertThat(uniform)
+                        .as("dataset %s, partition %s", d, i)
+                        .isEqualTo(topology.numSubpartitions(d, i))
+                        .isPositive();
+            }
+        }
     }
 
     @ParameterizedTest(name = "seed {0}")

@@ -81,6 +81,7 @@ public final class DeploymentDescriptors implements AutoCloseable {
     private final Int2ObjectOpenHashMap<InputDescriptor> cached; // by group: shared by consumers
     private final Int2ObjectOpenHashMap<GroupEncoding> pending; // by group: stepped, not done
     private final VertexRuns vertices; // a deployment asks for one vertex's tasks in a row
+    private final int[] uniformSubpartitions; // by dataset: -1 where partitions differ
     private int lastGroup = -1; // the last small group encoded for several consumers, or -1
     private @Nullable InputDescriptor lastInput; // its input descriptor
     private long encodedGroups;
@@ -121,6 +122,10 @@ public final class DeploymentDescriptors implements AutoCloseable {
         this.cached = new Int2ObjectOpenHashMap<>();
         this.pending = new Int2ObjectOpenHashMap<>();
         this.vertices = new VertexRuns(graph);
+        this.uniformSubpartitions = new int[graph.numDataSets()];
+        for (int d = 0; d < uniformSubpartitions.length; d++) {
+            uniformSubpartitions[d] = topology.uniformSubpartitions(d);
+        }
     }
 
     /**
@@ -145,18 +150,29 @@ public final class DeploymentDescriptors implements AutoCloseable {
     TaskDeploymentDescriptor create(int task, int attempt, ImmutableList<InputDescriptor> inputs) {
         int v = vertices.vertexOf(task);
         int subtask = task - vertices.firstTask();
-        ImmutableList.Builder<ProducedPartition> produced = ImmutableList.builder();
-        for (int k = 0; k < graph.numProducedDataSets(v); k++) {
-            int d = graph.producedDataSet(v, k);
-            produced.add(
-                    new ProducedPartition(
-                            graph.firstPartition(d) + subtask,
-                            d,
-                            topology.numSubpartitions(d, subtask),
-                            graph.resultType(d)));
+        int datasets = graph.numProducedDataSets(v);
+        ImmutableList<ProducedPartition> produced;
+        if (datasets == 1) {
+            produced = ImmutableList.of(produced(graph.producedDataSet(v, 0), subtask));
+        } else {
+            ImmutableList.Builder<ProducedPartition> builder =
+                    ImmutableList.builderWithExpectedSize(datasets);
+            for (int k = 0; k < datasets; k++) {
+                builder.add(produced(graph.producedDataSet(v, k), subtask));
+            }
+            produced = builder.build();
         }
         return new TaskDeploymentDescriptor(
-                job, secret, task, v, subtask, attempt, produced.build(), inputs);
+                job, secret, task, v, subtask, attempt, produced, inputs);
+    }
+
+    private ProducedPartition produced(int d, int subtask) {
+        int uniform = uniformSubpartitions[d];
+        return new ProducedPartition(
+                graph.firstPartition(d) + subtask,
+                d,
+                uniform > 0 ? uniform : topology.numSubpartitions(d, subtask),
+                graph.resultType(d));
     }
 
     /** The job's secret, which every descriptor of this cache carries. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.railyard.groups.ExecutionTopology;
 import io.railyard.topology.DistributionPattern;
 import io.railyard.topology.JobGraph;
+import io.railyard.topology.NaiveConnections;
 import io.railyard.topology.PackedRange;
 import io.railyard.topology.RandomJobGraphs;
 import io.railyard.topology.ResultPartitionType;
@@ -81,6 +82,32 @@ class SubpartitionRangeTest {
                         .as("subpartitions of partition %s read by its one consumer edge", p)
                         .isEqualTo(written[p]);
             }
+        }
+    }
+
+    @Test
+    void unevenFanOut_givesEachPartitionItsOwnConsumerCount() throws IOException {
+        // 3 -> 7 pointwise: partitions have 2 or 3 consumers, so no one count serves the dataset.
+        JobGraph graph =
+                JobGraph.builder()
+                        .addVertex("a", 3)
+                        .addVertex("b", 7)
+                        .connect(
+                                "a",
+                                "b",
+                                DistributionPattern.POINTWISE,
+                                ResultPartitionType.BLOCKING)
+                        .build();
+        int[] consumers = new int[graph.numPartitions()];
+        NaiveConnections.forEach(graph, (e, p, consumer) -> consumers[p]++);
+        assertThat(consumers).contains(2, 3);
+        DeploymentDescriptors descriptors = descriptors(graph, 2);
+        for (int subtask = 0; subtask < 3; subtask++) {
+            ProducedPartition produced =
+                    descriptors.create(graph.task(0, subtask), 0).produced().get(0);
+            assertThat(produced.numSubpartitions())
+                    .as("partition %s", produced.partition())
+                    .isEqualTo(consumers[produced.partition()]);
         }
     }
 
