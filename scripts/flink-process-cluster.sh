@@ -101,11 +101,16 @@ heartbeat.timeout: 6000
 shuffle-service-factory.class: io.railyard.flink.RailyardShuffleServiceFactory
 CONF
 
+# Every JVM keeps its temporary files in the work directory, which goes on exit: the TaskManager
+# killed with SIGKILL cannot delete what it put in java.io.tmpdir (lz4-java's native library).
+JVM_TMP="$WORK/jvm-tmp"
+mkdir -p "$JVM_TMP"
+
 start() { # name, main class, extra arguments...
   local name="$1" main="$2"
   shift 2
-  "$JAVA" -Xmx512m -cp "$RAILYARD_FLINK_CLASSPATH" "$main" --configDir "$WORK/conf" "$@" \
-    >"$WORK/$name.log" 2>&1 &
+  "$JAVA" -Xmx512m -Djava.io.tmpdir="$JVM_TMP" -cp "$RAILYARD_FLINK_CLASSPATH" "$main" \
+    --configDir "$WORK/conf" "$@" >"$WORK/$name.log" 2>&1 &
   PIDS+=("$!")
 }
 
@@ -116,7 +121,7 @@ for tm in 1 2; do
     -D "taskmanager.resource-id=tm-$tm" -D "io.tmp.dirs=$WORK/tmp-$tm"
 done
 
-"$JAVA" -Xmx512m -cp "$RAILYARD_FLINK_CLASSPATH" io.railyard.flink.ProcessClusterJob \
+"$JAVA" -Xmx512m -Djava.io.tmpdir="$JVM_TMP" -cp "$RAILYARD_FLINK_CLASSPATH" io.railyard.flink.ProcessClusterJob \
   "$REST_PORT" "$WORK/out" "$WORK/kill-now" >"$WORK/job.log" 2>&1 &
 JOB=$!
 PIDS+=("$JOB")

@@ -187,6 +187,9 @@ class CliProcessTest {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
+        // The child keeps its temporary files where this JVM does (the build's test-tmp): one
+        // killed by a test cannot delete what it put there.
+        command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(Main.class.getName());
