@@ -68,6 +68,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void connect() {
+        if (closed) {
+            return; // a retry scheduled before the connection closed
+        }
         attempts++;
         TransportOptions options = client.options();
         Bootstrap bootstrap =
@@ -135,7 +138,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         execute(
                 () -> {
                     if (closed) {
-                        client.connection(address).open(stream);
+                        ClientConnection fresh;
+                        try {
+                            fresh = client.connection(address);
+                        } catch (IllegalStateException clientClosed) {
+                            stream.gate.fail(
+                                    new PartitionLostException(
+                                            stream.partitions[0],
+                                            "the reading worker closed its transport",
+                                            null));
+                            return;
+                        }
+                        fresh.open(stream);
                         return;
                     }
                     if (nonce == null) {
@@ -219,6 +233,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        if (closed) {
+            // A connect that completed after the connection closed (its client's close found no
+            // channel to close): nothing else would close it before the event loop ends, and a
+            // loop that ends while running tasks does not close a channel made by one of them.
+            ctx.close();
+            return;
+        }
         channel = ctx.channel();
         ctx.fireChannelActive();
     }

@@ -199,11 +199,15 @@ public final class TransportClient implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        List<ClientConnection> open;
+        synchronized (this) { // no connection is made between the flag and the copy
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = List.copyOf(connections.values());
         }
-        closed = true;
-        for (ClientConnection connection : List.copyOf(connections.values())) {
+        for (ClientConnection connection : open) {
             connection.close();
         }
         NettyIo.shutdown(group);
@@ -211,8 +215,14 @@ public final class TransportClient implements AutoCloseable {
 
     // ---- for ClientConnection ----
 
-    /** The connection to {@code address}, made if there is none. */
-    ClientConnection connection(InetSocketAddress address) {
+    /**
+     * The connection to {@code address}, made if there is none; none is made once the client is
+     * closed ({@link IllegalStateException}, as {@link #openGate} throws).
+     */
+    synchronized ClientConnection connection(InetSocketAddress address) {
+        if (closed) {
+            throw new IllegalStateException("transport client closed");
+        }
         return connections.computeIfAbsent(
                 address,
                 a -> {
