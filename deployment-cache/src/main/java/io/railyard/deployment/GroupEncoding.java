@@ -235,8 +235,10 @@ final class GroupEncoding {
         if (running == null) {
             running = Envelope.newDeflater();
             deflater = running;
-            deflated = new ByteWriter(payload.size() / 2 + 64); // as Envelope.seal
             deflateEnd = Math.min(payload.size(), Envelope.SAMPLE_BYTES);
+            // Sized as Envelope.deflate sizes its output, for what is deflated first (the sample of
+            // a long payload, which grows it only if it pays).
+            deflated = new ByteWriter(deflateEnd / 2 + 64);
         }
         int end = (int) Math.min(deflateEnd, index + (long) maxUnits * DEFLATE_BYTES_PER_UNIT);
         running.setInput(payload.buffer(), index, end - index);

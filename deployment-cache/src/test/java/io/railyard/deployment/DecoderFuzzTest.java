@@ -147,11 +147,16 @@ class DecoderFuzzTest {
         group.writeVarint(size);
         group.writeByte(GroupDescriptors.PACKED);
         group.writeByte(width);
+        return sealedGroup(group);
+    }
+
+    /** {@code payload} framed, uncompressed, as a group of the current format. */
+    private static byte[] sealedGroup(ByteWriter payload) {
         return Envelope.seal(
                 GroupDescriptors.MAGIC,
                 GroupDescriptors.VERSION,
-                group.buffer(),
-                group.size(),
+                payload.buffer(),
+                payload.size(),
                 false);
     }
 
@@ -188,14 +193,7 @@ class DecoderFuzzTest {
             group.writeVarint(0);
             group.writeByte(GroupDescriptors.PACKED); // attempts: the same column again
             group.writeBytes(column.buffer(), 0, column.size());
-            GroupDescriptors decoded =
-                    GroupDescriptors.decode(
-                            Envelope.seal(
-                                    GroupDescriptors.MAGIC,
-                                    GroupDescriptors.VERSION,
-                                    group.buffer(),
-                                    group.size(),
-                                    false));
+            GroupDescriptors decoded = GroupDescriptors.decode(sealedGroup(group));
             for (int i = 0; i < values.length; i++) {
                 assertThat(decoded.worker(i))
                         .as("width %s, value %s", width, i)
@@ -214,13 +212,7 @@ class DecoderFuzzTest {
         group.writeVarint(0); // first partition
         group.writeVarint(1 << 24); // size: 16 M descriptors
         group.writeByte(1); // VARINTS, with nothing behind it
-        byte[] forgedGroup =
-                Envelope.seal(
-                        GroupDescriptors.MAGIC,
-                        GroupDescriptors.VERSION,
-                        group.buffer(),
-                        group.size(),
-                        false);
+        byte[] forgedGroup = sealedGroup(group);
         byte[] forgedPacked = forgedPackedGroup(1 << 24, 31); // 64 MiB of values, none behind
         ByteWriter deflated = new ByteWriter(16);
         deflated.writeByte(GroupDescriptors.MAGIC >>> 8);
